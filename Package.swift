@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "swift-ble",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "DBusTestSupport", targets: ["DBusTestSupport"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CDBus",
+            path: "Sources/CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictSettings),
+        .target(name: "DBusTestSupport", dependencies: ["DBus"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "dbus-demo",
+            dependencies: ["DBus", "DBusTestSupport"],
+            path: "Sources/dbus-demo",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "DBusTests",
+            dependencies: ["DBus", "DBusTestSupport"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

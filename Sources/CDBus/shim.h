@@ -1,0 +1,31 @@
+#ifndef CDBUS_SHIM_H
+#define CDBUS_SHIM_H
+
+#include <dbus/dbus.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <stdint.h>
+
+/* Macros that Swift cannot import (casts of character literals, expressions). */
+static const int cdbus_type_invalid = DBUS_TYPE_INVALID;
+static const int cdbus_timeout_infinite = DBUS_TIMEOUT_INFINITE;
+static const unsigned int cdbus_watch_readable = DBUS_WATCH_READABLE;
+static const unsigned int cdbus_watch_writable = DBUS_WATCH_WRITABLE;
+static const unsigned int cdbus_watch_error = DBUS_WATCH_ERROR;
+static const unsigned int cdbus_watch_hangup = DBUS_WATCH_HANGUP;
+
+/* A DBusError lives on the stack in C; this keeps it in one heap cell so Swift can pass its address. */
+static inline DBusError *cdbus_error_new(void) {
+    DBusError *e = (DBusError *)dbus_malloc(sizeof(DBusError));
+    if (e) dbus_error_init(e);
+    return e;
+}
+
+static inline void cdbus_error_delete(DBusError *e) {
+    if (!e) return;
+    dbus_error_free(e);
+    dbus_free(e);
+}
+
+#endif

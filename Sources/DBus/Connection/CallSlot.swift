@@ -1,0 +1,90 @@
+import Synchronization
+
+/// The one place a suspended caller is resumed: whichever of reply, error, timeout,
+/// cancellation or disconnection reaches ``finish(_:)`` first wins, later ones are ignored.
+///
+/// Cancellation may arrive before the continuation is registered (the task was cancelled on
+/// entry); the slot then remembers it and resumes the caller as soon as it registers.
+final class CallSlot<Value: Sendable>: Sendable {
+    typealias Continuation = CheckedContinuation<Result<Value, DBusError>, Never>
+
+    private enum State {
+        case empty
+        case waiting(Continuation)
+        case finishedEarly(Result<Value, DBusError>)
+        case done
+    }
+
+    private let state = Mutex(State.empty)
+    private let counters: ConnectionCounters
+
+    init(counters: ConnectionCounters) {
+        self.counters = counters
+        counters.started.add(1, ordering: .relaxed)
+    }
+
+    /// Stores the continuation, or resumes it at once if the outcome is already known.
+    func register(_ continuation: Continuation) {
+        let early: Result<Value, DBusError>? = state.withLock { state in
+            switch state {
+            case .empty:
+                state = .waiting(continuation)
+                return nil
+            case .finishedEarly(let result):
+                state = .done
+                return result
+            case .waiting(let other):
+                state = .waiting(other)
+                return .failure(DBusError(.invalidValue, message: "continuation registered twice"))
+            case .done:
+                state = .done
+                return .failure(DBusError(.invalidValue, message: "continuation registered after completion"))
+            }
+        }
+        if let early {
+            counters.finished.add(1, ordering: .relaxed)
+            continuation.resume(returning: early)
+        }
+    }
+
+    /// Resumes the caller with `result` unless it was resumed already; returns whether it won.
+    @discardableResult
+    func finish(_ result: Result<Value, DBusError>) -> Bool {
+        let continuation: Continuation?? = state.withLock { state in
+            switch state {
+            case .empty:
+                state = .finishedEarly(result)
+                return .some(nil)
+            case .waiting(let continuation):
+                state = .done
+                return .some(continuation)
+            case .finishedEarly(let earlier):
+                state = .finishedEarly(earlier)
+                return nil
+            case .done:
+                state = .done
+                return nil
+            }
+        }
+        switch continuation {
+        case .some(.some(let continuation)):
+            counters.finished.add(1, ordering: .relaxed)
+            continuation.resume(returning: result)
+            return true
+        case .some(.none):
+            return true
+        case .none:
+            return false
+        }
+    }
+
+    /// Whether an outcome has been decided.
+    var isFinished: Bool {
+        state.withLock { state in
+            switch state {
+            case .empty, .waiting: false
+            case .finishedEarly, .done: true
+            }
+        }
+    }
+}

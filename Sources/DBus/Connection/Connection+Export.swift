@@ -1,0 +1,72 @@
+extension Connection {
+    /// Exports interfaces on an object (creating it if new; an interface of the same name is
+    /// replaced). The connection answers `Properties`, `Introspectable` and, where an object
+    /// manager covers the path, emits `InterfacesAdded`.
+    public func export(_ interfaces: [ExportedInterface], at path: ObjectPath) throws(DBusError) {
+        for interface in interfaces {
+            for property in interface.properties.values { try property.value.validate() }
+        }
+        let core = self.core
+        core.objects.withLock { table in
+            Self.emit(table.add(interfaces, at: path), on: core)
+        }
+    }
+
+    /// Removes interfaces (all of them when `interfaces` is nil) from an object, emitting
+    /// `InterfacesRemoved` where an object manager covers the path.
+    public func unexport(_ path: ObjectPath, interfaces: [InterfaceName]? = nil) {
+        let core = self.core
+        core.objects.withLock { table in
+            Self.emit(table.remove(at: path, interfaces: interfaces), on: core)
+        }
+    }
+
+    /// Makes `path` an `org.freedesktop.DBus.ObjectManager` for every object below it.
+    public func addObjectManager(at path: ObjectPath) {
+        core.objects.withLock { $0.addManager(at: path) }
+    }
+
+    /// Stores new property values and emits one `PropertiesChanged` for them.
+    public func setProperties(
+        _ changes: KeyValuePairs<String, DBusValue>, interface: InterfaceName, path: ObjectPath
+    ) throws(DBusError) {
+        _ = try Self.store(core, changes.map { ($0.key, $0.value) }, interface, path).get()
+    }
+
+    /// Stores one new property value and emits `PropertiesChanged`.
+    public func setProperty(
+        _ name: String, to value: DBusValue, interface: InterfaceName, path: ObjectPath
+    ) throws(DBusError) {
+        _ = try Self.store(core, [(name, value)], interface, path).get()
+    }
+
+    /// The stored value of an exported property.
+    public func property(_ name: String, interface: InterfaceName, path: ObjectPath) -> DBusValue? {
+        core.objects.withLock { $0.interface(interface, at: path)?.properties[name]?.value }
+    }
+
+    /// Whether anything is exported at `path`.
+    public func isExported(_ path: ObjectPath) -> Bool {
+        core.objects.withLock { $0.objects[path] != nil }
+    }
+
+    @discardableResult
+    static func store(
+        _ core: ConnectionCore, _ changes: [(String, DBusValue)], _ interface: InterfaceName, _ path: ObjectPath?
+    ) -> Result<[DBusValue], DBusError> {
+        guard let path else { return .failure(DBusError(.invalidValue, message: "no path")) }
+        return core.objects.withLock { table -> Result<[DBusValue], DBusError> in
+            do throws(DBusError) {
+                Self.emit(try table.setProperties(changes, interface: interface, at: path), on: core)
+                return .success([])
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Queued while the table lock is held, so signals leave in the order the table changed.
+    private static func emit(_ signals: [DBusMessage], on core: ConnectionCore) {
+        for signal in signals { core.enqueue { loop in loop.send(signal) } }
+    }
+}

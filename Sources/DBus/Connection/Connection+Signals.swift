@@ -1,0 +1,83 @@
+extension Connection {
+    /// Subscribes to the signals matching `rule`.
+    ///
+    /// Returns once the bus has the rule (and, for a well-known ``MatchRule/sender``, once its
+    /// owner is known), so a read made after this call cannot miss a change signalled after it.
+    public func signals(
+        matching rule: MatchRule, buffering: SignalBuffering? = nil
+    ) async throws(DBusError) -> SignalSubscription {
+        try rule.validate()
+        let policy = buffering ?? options.defaultSignalBuffering
+        let (stream, continuation) = AsyncStream<DBusMessage>.makeStream(
+            bufferingPolicy: policy.limit.map { .bufferingOldest($0) } ?? .unbounded)
+        let state = SubscriptionState(id: core.makeID(), rule: rule, continuation: continuation, core: core)
+        continuation.onTermination = { _ in state.terminated() }
+        let core = self.core
+        let slot = CallSlot<Void>(counters: core.counters)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { waiter in
+                slot.register(waiter)
+                let accepted = core.enqueue { loop in loop.addSubscription(state) { slot.finish($0) } }
+                if !accepted { slot.finish(.failure(DBusError(.disconnected, message: "the connection is closed"))) }
+            }
+        } onCancel: {
+            slot.finish(.failure(DBusError(.cancelled, message: "the task was cancelled")))
+        }
+        if case .failure(let error) = result {
+            state.cancel()
+            throw error
+        }
+        return SignalSubscription(stream: stream, state: state)
+    }
+
+    /// Changes of ownership of bus names (`NameOwnerChanged` from the bus), optionally of one name.
+    public func nameOwnerChanges(
+        of name: BusName? = nil, buffering: SignalBuffering? = nil
+    ) async throws(DBusError) -> NameOwnerChanges {
+        let rule = MatchRule(
+            sender: .bus, interface: .bus, member: MemberName(unchecked: "NameOwnerChanged"),
+            arguments: name.map { [0: $0.rawValue] } ?? [:])
+        return NameOwnerChanges(subscription: try await signals(matching: rule, buffering: buffering))
+    }
+}
+
+/// One change of a bus name's owner.
+public struct NameOwnerChange: Sendable, Hashable {
+    /// The name whose owner changed.
+    public var name: BusName
+    /// The unique name that owned it before, if any.
+    public var oldOwner: BusName?
+    /// The unique name that owns it now, if any.
+    public var newOwner: BusName?
+}
+
+/// The `NameOwnerChanged` signals of the bus, decoded.
+public struct NameOwnerChanges: AsyncSequence, Sendable {
+    public typealias Element = NameOwnerChange
+
+    /// The underlying subscription (for its drop count, or to cancel it).
+    public let subscription: SignalSubscription
+
+    /// Iterates changes; malformed signals are skipped.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: SignalSubscription.AsyncIterator
+        /// The next change, or `nil` once the subscription ended.
+        public mutating func next() async -> NameOwnerChange? {
+            while let message = await base.next() {
+                guard message.body.count == 3,
+                    case .string(let name) = message.body[0],
+                    case .string(let old) = message.body[1],
+                    case .string(let new) = message.body[2],
+                    let busName = try? BusName(name)
+                else { continue }
+                return NameOwnerChange(
+                    name: busName, oldOwner: old.isEmpty ? nil : try? BusName(old),
+                    newOwner: new.isEmpty ? nil : try? BusName(new))
+            }
+            return nil
+        }
+    }
+
+    /// Starts iterating.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: subscription.makeAsyncIterator()) }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// A connection to a D-Bus message bus.
+///
+/// One dedicated thread owns the libdbus connection and does all its I/O; every method here
+/// hands work to that thread and, where it waits, suspends the calling task until the reply,
+/// an error, the deadline, cancellation or the end of the connection, whichever comes first.
+///
+/// ```swift
+/// let bus = try await Connection(bus: .system)
+/// let reply = try await bus.call(
+///     destination: "org.bluez", path: "/", interface: .objectManager, member: "GetManagedObjects")
+/// ```
+public final class Connection: Sendable {
+    /// Which bus to connect to.
+    public enum Bus: Sendable, Hashable, CustomStringConvertible {
+        /// The system bus (honours `DBUS_SYSTEM_BUS_ADDRESS`).
+        case system
+        /// The session bus (honours `DBUS_SESSION_BUS_ADDRESS`).
+        case session
+        /// A bus at a D-Bus server address such as `unix:path=/tmp/bus`.
+        case address(String)
+
+        public var description: String {
+            switch self {
+            case .system: "the system bus"
+            case .session: "the session bus"
+            case .address(let address): address
+            }
+        }
+    }
+
+    let core: ConnectionCore
+    /// The unique name the bus gave this connection, e.g. `:1.42`.
+    public let uniqueName: BusName
+    /// The options the connection was opened with.
+    public var options: ConnectionOptions { core.options }
+    /// Continuation accounting: every suspended call is counted in and out.
+    public var counters: ConnectionCounters { core.counters }
+
+    /// Connects and registers with the bus; the I/O thread starts here and ends with ``close()``.
+    public init(bus: Bus, options: ConnectionOptions = ConnectionOptions()) async throws(DBusError) {
+        let core = try ConnectionCore(options: options)
+        let opened: Result<BusName, DBusError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                IOLoop.run(core: core, bus: bus) { continuation.resume(returning: $0) }
+            }
+            thread.name = "dbus-io"
+            thread.start()
+        }
+        self.core = core
+        self.uniqueName = try opened.get()
+    }
+
+    deinit { close() }
+
+    /// Closes the connection: pending calls fail with ``DBusError/Code/disconnected``,
+    /// subscriptions end, the I/O thread exits. Safe to call more than once.
+    public func close() {
+        core.enqueue { loop in
+            loop.markClosed(reason: DBusError(.disconnected, message: "the connection was closed"))
+        }
+    }
+
+    /// Whether the connection has been closed or lost.
+    public var isClosed: Bool { core.isClosed }
+
+    // MARK: Calls
+
+    /// Calls a method and waits for its reply.
+    ///
+    /// - Returns: the method-return message (read its ``DBusMessage/body``).
+    /// - Throws: ``DBusError`` with code ``DBusError/Code/remote`` and the error's name for an
+    ///   error reply, ``DBusError/Code/timeout`` past the deadline, ``DBusError/Code/cancelled``
+    ///   when the task is cancelled, ``DBusError/Code/disconnected`` when the connection ends.
+    public func call(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        arguments: [DBusValue] = [], timeout: Duration? = nil
+    ) async throws(DBusError) -> DBusMessage {
+        let message = DBusMessage(
+            kind: .methodCall, path: path, interface: interface, member: member, destination: destination,
+            body: arguments)
+        return try await call(message, deadline: MonotonicClock.deadline(after: timeout ?? options.defaultTimeout))
+    }
+
+    /// Sends a prepared method-call message and waits for its reply until `timeout`.
+    public func call(_ message: DBusMessage, timeout: Duration? = nil) async throws(DBusError) -> DBusMessage {
+        try await call(message, deadline: MonotonicClock.deadline(after: timeout ?? options.defaultTimeout))
+    }
+
+    func call(_ message: DBusMessage, deadline: UInt64) async throws(DBusError) -> DBusMessage {
+        guard message.kind == .methodCall else {
+            throw DBusError(.invalidValue, message: "only method calls have replies")
+        }
+        if Task.isCancelled { throw DBusError(.cancelled, message: "the task was cancelled") }
+        let core = self.core
+        let id = core.makeID()
+        let slot = CallSlot<DBusMessage>(counters: core.counters)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                slot.register(continuation)
+                let accepted = core.enqueue { loop in
+                    loop.startCall(id, message, deadline: deadline, completion: .slot(slot))
+                }
+                if !accepted { slot.finish(.failure(DBusError(.disconnected, message: "the connection is closed"))) }
+            }
+        } onCancel: {
+            if slot.finish(.failure(DBusError(.cancelled, message: "the task was cancelled"))) {
+                core.enqueue { loop in loop.cancelCall(id) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Sends a message without waiting: a signal, or a method call flagged
+    /// ``DBusMessage/noReplyExpected``. Invalid messages throw here; the send itself is queued.
+    public func send(_ message: DBusMessage) throws(DBusError) {
+        for value in message.body { try value.validate() }
+        if message.kind == .methodCall && !message.noReplyExpected {
+            throw DBusError(.invalidValue, message: "use call(_:) for calls that expect a reply")
+        }
+        guard core.enqueue({ loop in loop.send(message) }) else {
+            throw DBusError(.disconnected, message: "the connection is closed")
+        }
+    }
+
+    /// Emits a signal from one of our objects.
+    public func emitSignal(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [DBusValue] = [],
+        destination: BusName? = nil
+    ) throws(DBusError) {
+        try send(
+            DBusMessage(
+                kind: .signal, path: path, interface: interface, member: member, destination: destination,
+                body: arguments))
+    }
+}

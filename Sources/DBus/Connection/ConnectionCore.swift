@@ -1,0 +1,75 @@
+import CDBus
+import Glibc
+import Synchronization
+
+/// A unit of work for the I/O thread; it receives the loop that owns the libdbus connection.
+typealias IOJob = @Sendable (IOLoop) -> Void
+
+/// The part of a connection that any thread may touch: the job queue, the wake-up eventfd,
+/// the exported-object table and the counters. Everything libdbus is in ``IOLoop``.
+final class ConnectionCore: Sendable {
+    struct Queue: ~Copyable {
+        var jobs: [IOJob] = []
+        /// True while the loop is blocked in `poll`; only then does a producer write the eventfd.
+        var sleeping = false
+        var wakePending = false
+        var closed = false
+    }
+
+    let queue = Mutex(Queue())
+    let wakeFD: Int32
+    let objects = Mutex(ObjectTable())
+    let nextID = Atomic<UInt64>(1)
+    let counters = ConnectionCounters()
+    let options: ConnectionOptions
+
+    init(options: ConnectionOptions) throws(DBusError) {
+        self.options = options
+        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        if fd < 0 { throw DBusError(.io, message: "eventfd failed: errno \(errno)") }
+        wakeFD = fd
+    }
+
+    deinit { Glibc.close(wakeFD) }
+
+    func makeID() -> UInt64 { nextID.wrappingAdd(1, ordering: .relaxed).oldValue }
+
+    /// Queues `job` for the I/O thread; returns false once the connection is closed, in which
+    /// case the job will never run and the caller must finish whatever it was for.
+    @discardableResult
+    func enqueue(_ job: @escaping IOJob) -> Bool {
+        let (accepted, mustWake) = queue.withLock { queue -> (Bool, Bool) in
+            if queue.closed { return (false, false) }
+            queue.jobs.append(job)
+            if queue.sleeping && !queue.wakePending {
+                queue.wakePending = true
+                return (true, true)
+            }
+            return (true, false)
+        }
+        if mustWake { wake() }
+        return accepted
+    }
+
+    var isClosed: Bool { queue.withLock { $0.closed } }
+
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+}
+
+/// Counts kept for tests and diagnostics: every continuation the connection creates is
+/// resumed exactly once, and these prove it.
+public final class ConnectionCounters: Sendable {
+    let started = Atomic<Int>(0)
+    let finished = Atomic<Int>(0)
+    let repliesIgnored = Atomic<Int>(0)
+
+    /// Calls (and other suspensions) begun.
+    public var callsStarted: Int { started.load(ordering: .relaxed) }
+    /// Calls whose caller has been resumed.
+    public var callsFinished: Int { finished.load(ordering: .relaxed) }
+    /// Suspended callers not yet resumed.
+    public var outstanding: Int { callsStarted - callsFinished }
+}

@@ -1,0 +1,106 @@
+import CDBus
+
+extension IOLoop {
+    /// Answers a method call addressed to one of our exported objects.
+    func handleMethodCall(_ raw: OpaquePointer) {
+        let call: DBusMessage
+        do {
+            call = try MessageDecoder.decode(raw)
+        } catch {
+            if let header = try? MessageDecoder.decodeHeader(raw) {
+                send(Self.errorReply(to: header, DBusError.StandardName.invalidArgs, error.message))
+            }
+            return
+        }
+        let resolution = core.objects.withLock { IncomingCall.resolve(call, in: $0) }
+        switch resolution {
+        case .reply(let values):
+            reply(to: call, with: .success(values), expecting: nil)
+        case .error(let name, let text):
+            reply(to: call, with: .failure(DBusError.reply(name, text)), expecting: nil)
+        case .invoke(let method):
+            switch method.handler {
+            case .immediate(let handler):
+                let result: Result<[DBusValue], DBusError>
+                do { result = .success(try handler(call)) } catch { result = .failure(DBusError(handlerError: error)) }
+                reply(to: call, with: result, expecting: method.outSignature)
+            case .async(let handler):
+                let core = self.core
+                Task {
+                    let result: Result<[DBusValue], DBusError>
+                    do { result = .success(try await handler(call)) } catch { result = .failure(DBusError(handlerError: error)) }
+                    core.enqueue { loop in loop.reply(to: call, with: result, expecting: method.outSignature) }
+                }
+            }
+        case .setProperty(let interface, let name, let value, let property):
+            let core = self.core
+            guard let onSet = property.onSet else {
+                reply(to: call, with: Connection.store(core, [(name, value)], interface, call.path), expecting: nil)
+                return
+            }
+            Task {
+                var result: Result<[DBusValue], DBusError>
+                do {
+                    try await onSet(value, call)
+                    result = Connection.store(core, [(name, value)], interface, call.path)
+                } catch {
+                    result = .failure(DBusError(handlerError: error))
+                }
+                let outcome = result
+                core.enqueue { loop in loop.reply(to: call, with: outcome, expecting: nil) }
+            }
+        }
+    }
+
+    /// Sends the reply unless the caller asked for none (NO_REPLY_EXPECTED).
+    func reply(to call: DBusMessage, with result: Result<[DBusValue], DBusError>, expecting signature: Signature?) {
+        guard !call.noReplyExpected else { return }
+        switch result {
+        case .success(let values):
+            let produced = values.map(\.type.signature).joined()
+            if let signature, produced != signature.rawValue {
+                send(
+                    Self.errorReply(
+                        to: call, DBusError.StandardName.failed,
+                        "handler returned (\(produced)) where (\(signature.rawValue)) was declared"))
+                return
+            }
+            let reply = DBusMessage(
+                kind: .methodReturn, destination: call.sender, replySerial: call.serial, body: values)
+            guard let raw = try? MessageEncoder.encode(reply) else {
+                send(Self.errorReply(to: call, DBusError.StandardName.failed, "the reply could not be encoded"))
+                return
+            }
+            sendRaw(raw)
+            dbus_message_unref(raw)
+        case .failure(let error):
+            let name = error.code == .remote ? (error.name ?? DBusError.StandardName.failed) : DBusError.StandardName.failed
+            send(Self.errorReply(to: call, name, error.message))
+        }
+    }
+
+    static func errorReply(to call: DBusMessage, _ name: String, _ text: String) -> DBusMessage {
+        let valid = (try? ErrorName(name)) != nil ? name : DBusError.StandardName.failed
+        return DBusMessage(
+            kind: .error, errorName: valid, destination: call.sender, replySerial: call.serial,
+            body: [.string(text.replacingNUL())])
+    }
+}
+
+extension String {
+    /// Error texts come from handlers; a NUL would make the reply unsendable.
+    func replacingNUL() -> String {
+        utf8.contains(0) ? String(decoding: utf8.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self) : self
+    }
+}
+
+extension DBusError {
+    /// Handlers may throw anything; what is not a DBusError travels as `Failed`.
+    init(handlerError error: any Error) {
+        if let error = error as? DBusError {
+            self = error
+        } else {
+            self = DBusError(.remote, name: DBusError.StandardName.failed, message: "\(error)")
+        }
+    }
+}

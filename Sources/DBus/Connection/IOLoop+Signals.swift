@@ -1,0 +1,161 @@
+import CDBus
+
+extension IOLoop {
+    /// The libdbus filter: every incoming message that is not a reply to a pending call.
+    func handleIncoming(_ raw: OpaquePointer) -> DBusHandlerResult {
+        switch dbus_message_get_type(raw) {
+        case MessageTypeCode.signal:
+            if dbus_message_is_signal(raw, "org.freedesktop.DBus.Local", "Disconnected") != 0 {
+                markClosed(reason: DBusError(.disconnected, message: "the bus closed the connection"))
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
+            routeSignal(raw)
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        case MessageTypeCode.methodCall:
+            handleMethodCall(raw)
+            return DBUS_HANDLER_RESULT_HANDLED
+        default:
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        }
+    }
+
+    private func routeSignal(_ raw: OpaquePointer) {
+        guard var message = try? MessageDecoder.decodeHeader(raw) else { return }
+        let isOwnerChange =
+            message.sender == .bus && message.member?.rawValue == "NameOwnerChanged"
+            && message.interface == .bus
+        guard isOwnerChange || router.wantsHeader(of: message) else { return }
+        guard let body = try? MessageDecoder.decodeBody(raw) else { return }
+        message.body = body
+        if isOwnerChange { noteOwnerChange(message) }
+        router.route(message)
+    }
+
+    private func noteOwnerChange(_ message: DBusMessage) {
+        guard message.body.count == 3,
+            case .string(let name) = message.body[0],
+            case .string(let newOwner) = message.body[2],
+            let busName = try? BusName(name),
+            router.owners[busName] != nil || router.ownerWatchers[busName] != nil
+        else { return }
+        router.owners[busName] = newOwner.isEmpty ? .some(nil) : .some(BusName(unchecked: newOwner))
+    }
+
+    /// Registers a subscription, then makes sure the bus has its rule (and, for a well-known
+    /// sender, knows the name's owner) before reporting success.
+    func addSubscription(_ state: SubscriptionState, done: @escaping (Result<Void, DBusError>) -> Void) {
+        if closed {
+            done(.failure(DBusError(.disconnected, message: "the connection is closed")))
+            return
+        }
+        router.subscriptions[state.id] = state
+        var remaining = 1
+        var failure: DBusError?
+        let step: (Result<Void, DBusError>) -> Void = { result in
+            if case .failure(let error) = result, failure == nil { failure = error }
+            remaining -= 1
+            if remaining == 0 { done(failure.map { .failure($0) } ?? .success(())) }
+        }
+        if let sender = state.rule.sender, !sender.isUnique, sender != .bus {
+            remaining += 1
+            watchOwner(of: sender, done: step)
+        }
+        acquireRule(state.rule.description, done: step)
+    }
+
+    func removeSubscription(_ id: UInt64) {
+        guard let state = router.subscriptions.removeValue(forKey: id) else { return }
+        releaseRule(state.rule.description)
+        if let sender = state.rule.sender, !sender.isUnique, sender != .bus {
+            unwatchOwner(of: sender)
+        }
+    }
+
+    // MARK: Match rules, reference counted
+
+    private func acquireRule(_ rule: String, done: @escaping (Result<Void, DBusError>) -> Void) {
+        let count = router.ruleCounts[rule, default: 0]
+        router.ruleCounts[rule] = count + 1
+        if let waiters = pendingRuleAdds[rule] {
+            pendingRuleAdds[rule] = waiters + [done]
+            return
+        }
+        if count > 0 {
+            done(.success(()))
+            return
+        }
+        pendingRuleAdds[rule] = [done]
+        callBus("AddMatch", [.string(rule)]) { [unowned self] result in
+            let waiters = self.pendingRuleAdds.removeValue(forKey: rule) ?? []
+            if case .failure = result {
+                let left = (self.router.ruleCounts[rule] ?? 0) - waiters.count
+                self.router.ruleCounts[rule] = left > 0 ? left : nil
+            }
+            let outcome = result.map { _ in () }
+            for waiter in waiters { waiter(outcome) }
+        }
+    }
+
+    private func releaseRule(_ rule: String) {
+        guard let count = router.ruleCounts[rule] else { return }
+        if count > 1 {
+            router.ruleCounts[rule] = count - 1
+            return
+        }
+        router.ruleCounts[rule] = nil
+        guard !closed else { return }
+        callBus("RemoveMatch", [.string(rule)]) { _ in }
+    }
+
+    private static func ownerRule(_ name: BusName) -> String {
+        MatchRule(
+            sender: .bus, interface: .bus, member: MemberName(unchecked: "NameOwnerChanged"),
+            arguments: [0: name.rawValue]
+        ).description
+    }
+
+    private func watchOwner(of name: BusName, done: @escaping (Result<Void, DBusError>) -> Void) {
+        let watchers = router.ownerWatchers[name, default: 0]
+        router.ownerWatchers[name] = watchers + 1
+        // Rule first, then the query: the bus answers in order, so no change slips between.
+        acquireRule(Self.ownerRule(name)) { [unowned self] result in
+            if case .failure = result { return done(result) }
+            if watchers > 0, self.router.owners[name] != nil { return done(.success(())) }
+            self.callBus("GetNameOwner", [.string(name.rawValue)]) { reply in
+                switch reply {
+                case .success(let message):
+                    if case .string(let owner)? = message.body.first {
+                        self.router.owners[name] = .some(BusName(unchecked: owner))
+                    }
+                case .failure:
+                    if self.router.owners[name] == nil { self.router.owners[name] = .some(nil) }
+                }
+                done(.success(()))
+            }
+        }
+    }
+
+    private func unwatchOwner(of name: BusName) {
+        let watchers = router.ownerWatchers[name, default: 0] - 1
+        if watchers > 0 {
+            router.ownerWatchers[name] = watchers
+            return
+        }
+        router.ownerWatchers[name] = nil
+        router.owners[name] = nil
+        releaseRule(Self.ownerRule(name))
+    }
+
+    /// A call to the bus driver whose reply is handled here on the I/O thread.
+    func callBus(
+        _ member: String, _ arguments: [DBusValue],
+        then: @escaping (Result<DBusMessage, DBusError>) -> Void
+    ) {
+        let message = DBusMessage(
+            kind: .methodCall, path: ObjectPath(unchecked: "/org/freedesktop/DBus"), interface: .bus,
+            member: MemberName(unchecked: member), destination: .bus, body: arguments)
+        startCall(
+            core.makeID(), message, deadline: MonotonicClock.deadline(after: core.options.defaultTimeout),
+            completion: .onLoop(then))
+    }
+}

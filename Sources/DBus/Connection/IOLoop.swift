@@ -1,0 +1,311 @@
+import CDBus
+import Glibc
+
+/// The I/O thread's side of a connection: it alone touches libdbus for this connection.
+///
+/// It blocks in `poll` on the connection's watch fds and the core's eventfd, with the nearest
+/// libdbus timeout or queued-call deadline as its timeout, then handles I/O, runs queued jobs
+/// and dispatches messages. No busy polling, no sleeps.
+final class IOLoop {
+    let core: ConnectionCore
+    private(set) var connection: OpaquePointer?
+    var uniqueName: BusName?
+    /// Set once the connection is closed or lost: every later job fails fast.
+    var closed = false
+    private var stopping = false
+
+    // Watches and timeouts that libdbus asks us to mirror.
+    private var watches: [OpaquePointer] = []
+    private var pollSet: [pollfd] = []
+    private var pollSetDirty = true
+    private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
+
+    // Calls (see IOLoop+Calls.swift).
+    var calls: [UInt64: OutgoingCall] = [:]
+    var callByPending: [Int: UInt64] = [:]
+    var waitingCalls = CallQueue()
+    var inFlight = 0
+
+    // Signals (see IOLoop+Signals.swift).
+    var router = SignalRouter()
+    var pendingRuleAdds: [String: [(Result<Void, DBusError>) -> Void]] = [:]
+
+    init(core: ConnectionCore) {
+        self.core = core
+    }
+
+    /// The thread body: open, report, loop, close.
+    static func run(
+        core: ConnectionCore, bus: Connection.Bus,
+        opened: @escaping @Sendable (Result<BusName, DBusError>) -> Void
+    ) {
+        let loop = IOLoop(core: core)
+        switch loop.open(bus) {
+        case .success(let name):
+            opened(.success(name))
+            loop.runUntilClosed()
+        case .failure(let error):
+            loop.closeQueue()
+            loop.drainJobs()
+            opened(.failure(error))
+        }
+    }
+
+    private func open(_ bus: Connection.Bus) -> Result<BusName, DBusError> {
+        dbus_threads_init_default()
+        guard let error = cdbus_error_new() else {
+            return .failure(DBusError(.limitExceeded, message: "out of memory"))
+        }
+        defer { cdbus_error_delete(error) }
+        let raw: OpaquePointer?
+        switch bus {
+        case .system: raw = dbus_bus_get_private(DBUS_BUS_SYSTEM, error)
+        case .session: raw = dbus_bus_get_private(DBUS_BUS_SESSION, error)
+        case .address(let address):
+            raw = dbus_connection_open_private(address, error)
+            if let raw {
+                dbus_connection_set_exit_on_disconnect(raw, 0)
+                if dbus_bus_register(raw, error) == 0 {
+                    dbus_connection_close(raw)
+                    dbus_connection_unref(raw)
+                    return .failure(Self.connectError(error, bus))
+                }
+            }
+        }
+        guard let raw else { return .failure(Self.connectError(error, bus)) }
+        dbus_connection_set_exit_on_disconnect(raw, 0)
+        connection = raw
+        guard let name = dbus_bus_get_unique_name(raw) else {
+            shutdownConnection()
+            return .failure(DBusError(.connectionFailed, message: "the bus gave no unique name"))
+        }
+        uniqueName = BusName(unchecked: String(cString: name))
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard dbus_connection_set_watch_functions(raw, addWatch, removeWatch, toggleWatch, me, nil) != 0,
+            dbus_connection_set_timeout_functions(raw, addTimeout, removeTimeout, toggleTimeout, me, nil) != 0,
+            dbus_connection_add_filter(raw, filterMessage, me, nil) != 0
+        else {
+            shutdownConnection()
+            return .failure(DBusError(.limitExceeded, message: "out of memory setting up the connection"))
+        }
+        return .success(uniqueName ?? BusName(unchecked: ":0.0"))
+    }
+
+    private static func connectError(_ error: UnsafeMutablePointer<CDBus.DBusError>, _ bus: Connection.Bus) -> DBusError {
+        let name = error.pointee.name.map { String(cString: $0) }
+        let message = error.pointee.message.map { String(cString: $0) } ?? "cannot connect to \(bus)"
+        return DBusError(.connectionFailed, name: name, message: message)
+    }
+
+    // MARK: The loop
+
+    private func runUntilClosed() {
+        while !stopping {
+            drainJobs()
+            dispatchIncoming()
+            if stopping { break }
+            let timeout = nextTimeoutMilliseconds()
+            let mayBlock: Bool = core.queue.withLock { queue in
+                if !queue.jobs.isEmpty { return false }
+                queue.sleeping = true
+                return true
+            }
+            guard mayBlock else { continue }
+            if pollSetDirty { rebuildPollSet() }
+            let ready = pollSet.withUnsafeMutableBufferPointer { buffer in
+                poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
+            }
+            core.queue.withLock { queue in
+                queue.sleeping = false
+                queue.wakePending = false
+            }
+            if ready > 0 { handleReadyFDs() }
+            fireExpiredTimeouts()
+            expireWaitingCalls()
+        }
+        closeQueue()
+        drainJobs()
+        shutdownConnection()
+    }
+
+    /// Runs every job queued so far (jobs queued meanwhile run in the next round).
+    func drainJobs() {
+        let jobs = core.queue.withLock { queue -> [IOJob] in
+            defer { queue.jobs.removeAll(keepingCapacity: true) }
+            return queue.jobs
+        }
+        for job in jobs { job(self) }
+    }
+
+    private func dispatchIncoming() {
+        guard let connection, !closed else { return }
+        while dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
+    }
+
+    private func nextTimeoutMilliseconds() -> Int32 {
+        var nearest = UInt64.max
+        for entry in timeouts.values where entry.deadline < nearest { nearest = entry.deadline }
+        if let queued = waitingCalls.nearestDeadline, queued < nearest { nearest = queued }
+        if nearest == .max { return -1 }
+        return MonotonicClock.millisecondsUntil(nearest)
+    }
+
+    private func rebuildPollSet() {
+        var interest: [Int32: Int16] = [:]
+        for watch in watches where dbus_watch_get_enabled(watch) != 0 {
+            let fd = dbus_watch_get_unix_fd(watch)
+            let flags = dbus_watch_get_flags(watch)
+            var events: Int16 = interest[fd] ?? 0
+            if flags & cdbus_watch_readable != 0 { events |= Int16(POLLIN) }
+            if flags & cdbus_watch_writable != 0 { events |= Int16(POLLOUT) }
+            interest[fd] = events
+        }
+        pollSet = [pollfd(fd: core.wakeFD, events: Int16(POLLIN), revents: 0)]
+        for (fd, events) in interest { pollSet.append(pollfd(fd: fd, events: events, revents: 0)) }
+        pollSetDirty = false
+    }
+
+    private func handleReadyFDs() {
+        let ready = pollSet.filter { $0.revents != 0 }
+        for entry in ready {
+            if entry.fd == core.wakeFD {
+                var counter: UInt64 = 0
+                _ = read(core.wakeFD, &counter, 8)
+                continue
+            }
+            var flags: UInt32 = 0
+            if entry.revents & Int16(POLLIN) != 0 { flags |= cdbus_watch_readable }
+            if entry.revents & Int16(POLLOUT) != 0 { flags |= cdbus_watch_writable }
+            if entry.revents & Int16(POLLERR) != 0 { flags |= cdbus_watch_error }
+            if entry.revents & Int16(POLLHUP) != 0 { flags |= cdbus_watch_hangup }
+            // Handling a watch may add or remove watches: work on a snapshot, re-check each.
+            for watch in watches where dbus_watch_get_unix_fd(watch) == entry.fd {
+                guard watches.contains(watch), dbus_watch_get_enabled(watch) != 0 else { continue }
+                let wanted = dbus_watch_get_flags(watch) | cdbus_watch_error | cdbus_watch_hangup
+                if flags & wanted != 0 { dbus_watch_handle(watch, flags & wanted) }
+            }
+        }
+    }
+
+    private func fireExpiredTimeouts() {
+        let now = MonotonicClock.now()
+        let due = timeouts.filter { $0.value.deadline <= now }
+        for (key, entry) in due {
+            guard timeouts[key] != nil else { continue }
+            let interval = UInt64(max(0, dbus_timeout_get_interval(entry.timeout)))
+            timeouts[key]?.deadline = now + interval * 1_000_000
+            dbus_timeout_handle(entry.timeout)
+        }
+    }
+
+    // MARK: Watch and timeout callbacks
+
+    fileprivate func watchAdded(_ watch: OpaquePointer) {
+        watches.append(watch)
+        pollSetDirty = true
+    }
+
+    fileprivate func watchRemoved(_ watch: OpaquePointer) {
+        watches.removeAll { $0 == watch }
+        pollSetDirty = true
+    }
+
+    fileprivate func watchToggled() { pollSetDirty = true }
+
+    fileprivate func timeoutChanged(_ timeout: OpaquePointer) {
+        let key = Int(bitPattern: UnsafeRawPointer(timeout))
+        if dbus_timeout_get_enabled(timeout) != 0 {
+            let interval = UInt64(max(0, dbus_timeout_get_interval(timeout)))
+            timeouts[key] = (timeout, MonotonicClock.now() + interval * 1_000_000)
+        } else {
+            timeouts[key] = nil
+        }
+    }
+
+    fileprivate func timeoutRemoved(_ timeout: OpaquePointer) {
+        timeouts[Int(bitPattern: UnsafeRawPointer(timeout))] = nil
+    }
+
+    // MARK: Shutdown
+
+    /// Stops accepting jobs; jobs already queued still run, in closed mode.
+    private func closeQueue() {
+        core.queue.withLock { $0.closed = true }
+    }
+
+    /// Closes the connection at the caller's request or because the bus went away: fails every
+    /// call, ends every subscription, and lets the loop exit.
+    func markClosed(reason: DBusError) {
+        guard !closed else { return }
+        closed = true
+        stopping = true
+        closeQueue()
+        failAllCalls(with: reason)
+        router.finishAll()
+    }
+
+    private func shutdownConnection() {
+        guard let connection else { return }
+        self.connection = nil
+        dbus_connection_close(connection)
+        dbus_connection_unref(connection)
+        watches.removeAll()
+        timeouts.removeAll()
+    }
+
+    /// Sends an already-encoded message without waiting for anything.
+    func sendRaw(_ raw: OpaquePointer) {
+        guard let connection, !closed else { return }
+        dbus_connection_send(connection, raw, nil)
+    }
+
+    /// Encodes and sends a message that expects no reply (signals, replies, no-reply calls).
+    func send(_ message: DBusMessage) {
+        guard let raw = try? MessageEncoder.encode(message) else { return }
+        sendRaw(raw)
+        dbus_message_unref(raw)
+    }
+}
+
+private func loop(_ data: UnsafeMutableRawPointer?) -> IOLoop? {
+    guard let data else { return nil }
+    return Unmanaged<IOLoop>.fromOpaque(data).takeUnretainedValue()
+}
+
+private func addWatch(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
+    guard let watch, let loop = loop(data) else { return 0 }
+    loop.watchAdded(watch)
+    return 1
+}
+
+private func removeWatch(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
+    guard let watch, let loop = loop(data) else { return }
+    loop.watchRemoved(watch)
+}
+
+private func toggleWatch(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
+    loop(data)?.watchToggled()
+}
+
+private func addTimeout(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
+    guard let timeout, let loop = loop(data) else { return 0 }
+    loop.timeoutChanged(timeout)
+    return 1
+}
+
+private func removeTimeout(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
+    guard let timeout, let loop = loop(data) else { return }
+    loop.timeoutRemoved(timeout)
+}
+
+private func toggleTimeout(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
+    guard let timeout, let loop = loop(data) else { return }
+    loop.timeoutChanged(timeout)
+}
+
+private func filterMessage(
+    _ connection: OpaquePointer?, _ message: OpaquePointer?, _ data: UnsafeMutableRawPointer?
+) -> DBusHandlerResult {
+    guard let message, let loop = loop(data) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+    return loop.handleIncoming(message)
+}

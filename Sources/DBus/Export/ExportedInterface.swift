@@ -1,0 +1,135 @@
+/// One interface of an exported object: its methods, properties and signals.
+///
+/// Properties are stored by the connection; read them back with
+/// ``Connection/property(_:interface:path:)`` and change them with
+/// ``Connection/setProperties(_:interface:path:)``, which also emits `PropertiesChanged`.
+public struct ExportedInterface: Sendable {
+    /// The interface name.
+    public var name: InterfaceName
+    /// Methods by name.
+    public var methods: [MemberName: ExportedMethod]
+    /// Properties by name, with their initial values.
+    public var properties: [String: ExportedProperty]
+    /// Signals the object may emit, for introspection.
+    public var signals: [SignalDescription]
+
+    /// Creates an interface description.
+    public init(
+        _ name: InterfaceName, methods: [ExportedMethod] = [], properties: [ExportedProperty] = [],
+        signals: [SignalDescription] = []
+    ) {
+        self.name = name
+        self.methods = Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        self.properties = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        self.signals = signals
+    }
+}
+
+/// An exported method: its signatures and the code that answers it.
+public struct ExportedMethod: Sendable {
+    /// Code that answers a call: the returned values form the reply; a thrown ``DBusError``
+    /// with code ``DBusError/Code/remote`` becomes an error reply of its name (see
+    /// ``DBusError/reply(_:_:)``); any other error becomes `org.freedesktop.DBus.Error.Failed`.
+    public enum Handler: Sendable {
+        /// Runs on its own task; may take as long as it needs.
+        case async(@Sendable (DBusMessage) async throws -> [DBusValue])
+        /// Runs on the connection's I/O thread without a task hop: it must be quick and must
+        /// not wait for anything (no locks held elsewhere, no calls over the bus).
+        case immediate(@Sendable (DBusMessage) throws -> [DBusValue])
+    }
+
+    /// The method name.
+    public var name: MemberName
+    /// The argument types; calls with other types get `InvalidArgs`.
+    public var inSignature: Signature
+    /// The reply types; a handler returning others gets `Failed` sent instead.
+    public var outSignature: Signature
+    /// The code that answers.
+    public var handler: Handler
+
+    /// A method answered on its own task.
+    public init(
+        _ name: MemberName, in inSignature: Signature = .empty, out outSignature: Signature = .empty,
+        handler: @escaping @Sendable (DBusMessage) async throws -> [DBusValue]
+    ) {
+        self.name = name
+        self.inSignature = inSignature
+        self.outSignature = outSignature
+        self.handler = .async(handler)
+    }
+
+    /// A method answered on the I/O thread (see ``Handler/immediate(_:)``).
+    public static func immediate(
+        _ name: MemberName, in inSignature: Signature = .empty, out outSignature: Signature = .empty,
+        handler: @escaping @Sendable (DBusMessage) throws -> [DBusValue]
+    ) -> ExportedMethod {
+        var method = ExportedMethod(name, in: inSignature, out: outSignature) { _ in [] }
+        method.handler = .immediate(handler)
+        return method
+    }
+}
+
+/// An exported property and how changes to it are announced.
+public struct ExportedProperty: Sendable {
+    /// Who may read and write it over the bus.
+    public enum Access: String, Sendable {
+        /// Readable only.
+        case read
+        /// Writable only.
+        case write
+        /// Readable and writable.
+        case readwrite
+    }
+
+    /// The `org.freedesktop.DBus.Property.EmitsChangedSignal` annotation.
+    public enum ChangeSignal: String, Sendable {
+        /// `PropertiesChanged` carries the new value.
+        case emitsValue = "true"
+        /// `PropertiesChanged` lists the name as invalidated, without the value.
+        case invalidates
+        /// The value never changes.
+        case constant = "const"
+        /// Changes are not announced.
+        case none = "false"
+    }
+
+    /// The property name.
+    public var name: String
+    /// The initial value; its type is the property's type for good.
+    public var value: DBusValue
+    /// Read/write access over the bus.
+    public var access: Access
+    /// How changes are announced.
+    public var changeSignal: ChangeSignal
+    /// Called for a `Set` from the bus before the value is stored; throwing refuses the write.
+    public var onSet: (@Sendable (DBusValue, DBusMessage) async throws -> Void)?
+
+    /// Creates a property.
+    public init(
+        _ name: String, value: DBusValue, access: Access = .read, changeSignal: ChangeSignal = .emitsValue,
+        onSet: (@Sendable (DBusValue, DBusMessage) async throws -> Void)? = nil
+    ) {
+        self.name = name
+        self.value = value
+        self.access = access
+        self.changeSignal = changeSignal
+        self.onSet = onSet
+    }
+
+    /// The property's D-Bus type.
+    public var type: DBusType { value.type }
+}
+
+/// A signal an interface declares, for introspection.
+public struct SignalDescription: Sendable {
+    /// The signal name.
+    public var name: MemberName
+    /// Its argument types.
+    public var signature: Signature
+
+    /// Creates a description.
+    public init(_ name: MemberName, signature: Signature = .empty) {
+        self.name = name
+        self.signature = signature
+    }
+}

@@ -1,0 +1,94 @@
+/// What the object table says about an incoming method call, decided under its lock; the
+/// I/O thread then acts on it outside the lock.
+enum IncomingCall {
+    case reply([DBusValue])
+    case error(String, String)
+    case invoke(ExportedMethod)
+    case setProperty(interface: InterfaceName, name: String, value: DBusValue, property: ExportedProperty)
+
+    /// Resolves `call` against the exported objects and the standard interfaces.
+    static func resolve(_ call: DBusMessage, in table: ObjectTable) -> IncomingCall {
+        guard let path = call.path, let member = call.member else {
+            return .error(DBusError.StandardName.unknownMethod, "call without path or member")
+        }
+        switch call.interface {
+        case InterfaceName.introspectable? where member.rawValue == "Introspect":
+            guard table.hasObjects(at: path) || path == .root else {
+                return .error(DBusError.StandardName.unknownObject, "no object at \(path)")
+            }
+            return .reply([.string(Introspection.xml(for: path, in: table))])
+        case InterfaceName.properties?:
+            return resolveProperties(call, member: member.rawValue, path: path, table: table)
+        case InterfaceName.objectManager? where member.rawValue == "GetManagedObjects":
+            guard table.managers.contains(path) else {
+                return .error(DBusError.StandardName.unknownMethod, "no object manager at \(path)")
+            }
+            return .reply([table.managedObjects(under: path)])
+        default:
+            return resolveMethod(call, member: member, path: path, table: table)
+        }
+    }
+
+    private static func resolveMethod(
+        _ call: DBusMessage, member: MemberName, path: ObjectPath, table: ObjectTable
+    ) -> IncomingCall {
+        guard let object = table.objects[path] else {
+            return .error(DBusError.StandardName.unknownObject, "no object at \(path.rawValue)")
+        }
+        let method: ExportedMethod?
+        if let interfaceName = call.interface {
+            guard let interface = object.interfaces[interfaceName] else {
+                return .error(DBusError.StandardName.unknownInterface, "no interface \(interfaceName) at \(path)")
+            }
+            method = interface.methods[member]
+        } else {
+            method = object.order.lazy.compactMap { object.interfaces[$0]?.methods[member] }.first
+        }
+        guard let method else {
+            return .error(DBusError.StandardName.unknownMethod, "no method \(member) at \(path)")
+        }
+        guard call.signature == method.inSignature.rawValue else {
+            return .error(
+                DBusError.StandardName.invalidArgs,
+                "\(member) takes (\(method.inSignature.rawValue)), got (\(call.signature))")
+        }
+        return .invoke(method)
+    }
+
+    private static func resolveProperties(
+        _ call: DBusMessage, member: String, path: ObjectPath, table: ObjectTable
+    ) -> IncomingCall {
+        let expected = ["Get": "ss", "GetAll": "s", "Set": "ssv"]
+        guard let signature = expected[member] else {
+            return .error(DBusError.StandardName.unknownMethod, "no method \(member) on Properties")
+        }
+        guard call.signature == signature, case .string(let interfaceText) = call.body[0] else {
+            return .error(DBusError.StandardName.invalidArgs, "Properties.\(member) takes (\(signature))")
+        }
+        guard table.objects[path] != nil else {
+            return .error(DBusError.StandardName.unknownObject, "no object at \(path.rawValue)")
+        }
+        guard let interfaceName = try? InterfaceName(interfaceText), let interface = table.interface(interfaceName, at: path)
+        else {
+            return .error(DBusError.StandardName.unknownInterface, "no interface \(interfaceText) at \(path)")
+        }
+        if member == "GetAll" { return .reply([ObjectTable.readableProperties(of: interface)]) }
+        guard case .string(let name) = call.body[1], let property = interface.properties[name] else {
+            return .error(DBusError.StandardName.unknownProperty, "no property \(call.body[1]) on \(interfaceText)")
+        }
+        if member == "Get" {
+            guard property.access != .write else {
+                return .error(DBusError.StandardName.accessDenied, "property \(name) is write-only")
+            }
+            return .reply([.variant(property.value)])
+        }
+        guard property.access != .read else {
+            return .error(DBusError.StandardName.propertyReadOnly, "property \(name) is read-only")
+        }
+        guard case .variant(let value) = call.body[2], value.type == property.type else {
+            return .error(
+                DBusError.StandardName.invalidArgs, "property \(name) has type \(property.type.signature)")
+        }
+        return .setProperty(interface: interfaceName, name: name, value: value, property: property)
+    }
+}

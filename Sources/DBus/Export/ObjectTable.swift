@@ -1,0 +1,152 @@
+/// The objects a connection exports, with their interfaces and stored property values.
+///
+/// Pure bookkeeping: every mutation returns the signals it implies (InterfacesAdded/Removed,
+/// PropertiesChanged) and the caller sends them, so the table itself does no I/O.
+struct ObjectTable {
+    struct Object {
+        var interfaces: [InterfaceName: ExportedInterface] = [:]
+        /// Insertion order, so replies list interfaces the way they were exported.
+        var order: [InterfaceName] = []
+    }
+
+    private(set) var objects: [ObjectPath: Object] = [:]
+    private(set) var managers: Set<ObjectPath> = []
+
+    mutating func addManager(at path: ObjectPath) { managers.insert(path) }
+
+    /// The object manager responsible for `path`: its nearest strict ancestor that is one.
+    func manager(for path: ObjectPath) -> ObjectPath? {
+        var candidate = path.parent
+        while let current = candidate {
+            if managers.contains(current) { return current }
+            candidate = current.parent
+        }
+        return nil
+    }
+
+    mutating func add(_ interfaces: [ExportedInterface], at path: ObjectPath) -> [DBusMessage] {
+        var object = objects[path] ?? Object()
+        var added: [DBusDictionaryEntry] = []
+        for interface in interfaces {
+            if object.interfaces[interface.name] == nil { object.order.append(interface.name) }
+            object.interfaces[interface.name] = interface
+            added.append(DBusDictionaryEntry(.string(interface.name.rawValue), Self.readableProperties(of: interface)))
+        }
+        objects[path] = object
+        guard let manager = manager(for: path), !added.isEmpty else { return [] }
+        return [
+            Self.signal(
+                manager, .objectManager, "InterfacesAdded",
+                [.objectPath(path), .dictionary(key: .string, value: Self.propertiesType, added)])
+        ]
+    }
+
+    mutating func remove(at path: ObjectPath, interfaces names: [InterfaceName]?) -> [DBusMessage] {
+        guard var object = objects[path] else { return [] }
+        let removing = names.map { wanted in object.order.filter { wanted.contains($0) } } ?? object.order
+        guard !removing.isEmpty else { return [] }
+        for name in removing { object.interfaces[name] = nil }
+        object.order.removeAll { removing.contains($0) }
+        objects[path] = object.order.isEmpty ? nil : object
+        guard let manager = manager(for: path) else { return [] }
+        return [
+            Self.signal(
+                manager, .objectManager, "InterfacesRemoved",
+                [.objectPath(path), .array(.string, removing.map { .string($0.rawValue) })])
+        ]
+    }
+
+    func interface(_ name: InterfaceName, at path: ObjectPath) -> ExportedInterface? {
+        objects[path]?.interfaces[name]
+    }
+
+    /// Stores new values; emits one PropertiesChanged for the lot, following each property's
+    /// change-signal rule.
+    mutating func setProperties(
+        _ changes: [(String, DBusValue)], interface name: InterfaceName, at path: ObjectPath
+    ) throws(DBusError) -> [DBusMessage] {
+        guard var interface = objects[path]?.interfaces[name] else {
+            throw DBusError.reply(DBusError.StandardName.unknownInterface, "no interface \(name) at \(path)")
+        }
+        var changed: [DBusDictionaryEntry] = []
+        var invalidated: [DBusValue] = []
+        for (property, value) in changes {
+            guard var stored = interface.properties[property] else {
+                throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
+            }
+            guard stored.type == value.type else {
+                throw DBusError.reply(
+                    DBusError.StandardName.invalidArgs,
+                    "property \(property) has type \(stored.type.signature), not \(value.type.signature)")
+            }
+            try value.validate()
+            stored.value = value
+            interface.properties[property] = stored
+            switch stored.changeSignal {
+            case .emitsValue: changed.append(DBusDictionaryEntry(.string(property), .variant(value)))
+            case .invalidates: invalidated.append(.string(property))
+            case .constant, .none: break
+            }
+        }
+        objects[path]?.interfaces[name] = interface
+        guard !changed.isEmpty || !invalidated.isEmpty else { return [] }
+        return [
+            Self.signal(
+                path, .properties, "PropertiesChanged",
+                [
+                    .string(name.rawValue), .dictionary(key: .string, value: .variant, changed),
+                    .array(.string, invalidated),
+                ])
+        ]
+    }
+
+    /// `a{oa{sa{sv}}}` of every object below `manager`.
+    func managedObjects(under manager: ObjectPath) -> DBusValue {
+        var entries: [DBusDictionaryEntry] = []
+        for path in objects.keys.sorted() where path.isDescendant(of: manager) {
+            entries.append(DBusDictionaryEntry(.objectPath(path), interfacesAndProperties(at: path)))
+        }
+        return .dictionary(key: .objectPath, value: .dictionary(key: .string, value: Self.propertiesType), entries)
+    }
+
+    /// `a{sa{sv}}` of one object.
+    func interfacesAndProperties(at path: ObjectPath) -> DBusValue {
+        let object = objects[path] ?? Object()
+        let entries = object.order.compactMap { name in
+            object.interfaces[name].map {
+                DBusDictionaryEntry(.string(name.rawValue), Self.readableProperties(of: $0))
+            }
+        }
+        return .dictionary(key: .string, value: Self.propertiesType, entries)
+    }
+
+    /// The names of the direct children of `path` that lead to exported objects.
+    func childNames(of path: ObjectPath) -> [String] {
+        var names = Set<String>()
+        let depth = path.elements.count
+        for candidate in objects.keys where candidate.isDescendant(of: path) {
+            names.insert(String(candidate.elements[depth]))
+        }
+        return names.sorted()
+    }
+
+    func hasObjects(at path: ObjectPath) -> Bool {
+        objects[path] != nil || managers.contains(path) || !childNames(of: path).isEmpty
+    }
+
+    static let propertiesType = DBusType.dictionary(key: .string, value: .variant)
+
+    static func readableProperties(of interface: ExportedInterface) -> DBusValue {
+        let entries = interface.properties.keys.sorted().compactMap { name -> DBusDictionaryEntry? in
+            guard let property = interface.properties[name], property.access != .write else { return nil }
+            return DBusDictionaryEntry(.string(name), .variant(property.value))
+        }
+        return .dictionary(key: .string, value: .variant, entries)
+    }
+
+    static func signal(
+        _ path: ObjectPath, _ interface: InterfaceName, _ member: String, _ body: [DBusValue]
+    ) -> DBusMessage {
+        DBusMessage(kind: .signal, path: path, interface: interface, member: MemberName(unchecked: member), body: body)
+    }
+}

@@ -1,0 +1,157 @@
+import CDBus
+import Foundation
+
+/// Builds a libdbus message from a ``DBusMessage``.
+///
+/// libdbus aborts the process when handed an invalid string, path or signature, so every value
+/// is validated before the first byte is appended.
+enum MessageEncoder {
+    /// Returns an owned libdbus message (the caller unrefs it).
+    static func encode(_ message: DBusMessage) throws(DBusError) -> OpaquePointer {
+        for value in message.body { try value.validate() }
+        guard let raw = try makeHeader(message) else {
+            throw DBusError(.limitExceeded, message: "out of memory creating a message")
+        }
+        if message.noReplyExpected { dbus_message_set_no_reply(raw, 1) }
+        do {
+            try appendBody(message.body, to: raw)
+        } catch {
+            dbus_message_unref(raw)
+            throw error
+        }
+        return raw
+    }
+
+    private static func makeHeader(_ message: DBusMessage) throws(DBusError) -> OpaquePointer? {
+        switch message.kind {
+        case .methodCall:
+            guard let path = message.path, let member = message.member else {
+                throw DBusError(.invalidValue, message: "a method call needs a path and a member")
+            }
+            return dbus_message_new_method_call(
+                message.destination?.rawValue, path.rawValue, message.interface?.rawValue, member.rawValue)
+        case .signal:
+            guard let path = message.path, let interface = message.interface, let member = message.member else {
+                throw DBusError(.invalidValue, message: "a signal needs a path, an interface and a member")
+            }
+            return dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue)
+        case .methodReturn:
+            guard let raw = dbus_message_new(MessageTypeCode.methodReturn) else { return nil }
+            return try setReplyFields(raw, message)
+        case .error:
+            let name = message.errorName ?? DBusError.StandardName.failed
+            guard (try? ErrorName(name)) != nil else {
+                throw DBusError(.invalidName, message: "invalid error name \(name)")
+            }
+            guard let raw = dbus_message_new(MessageTypeCode.error) else { return nil }
+            dbus_message_set_error_name(raw, name)
+            return try setReplyFields(raw, message)
+        }
+    }
+
+    private static func setReplyFields(_ raw: OpaquePointer, _ message: DBusMessage) throws(DBusError) -> OpaquePointer {
+        dbus_message_set_reply_serial(raw, message.replySerial)
+        if let destination = message.destination { dbus_message_set_destination(raw, destination.rawValue) }
+        dbus_message_set_no_reply(raw, 1)
+        return raw
+    }
+
+    static func appendBody(_ body: [DBusValue], to raw: OpaquePointer) throws(DBusError) {
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(raw, &iter)
+        for value in body { try append(value, to: &iter) }
+    }
+
+    private static func append(_ value: DBusValue, to iter: inout DBusMessageIter) throws(DBusError) {
+        let ok: Bool
+        switch value {
+        case .byte(let v): ok = appendBasic(&iter, TypeCode.byte, v)
+        case .boolean(let v): ok = appendBasic(&iter, TypeCode.boolean, dbus_bool_t(v ? 1 : 0))
+        case .int16(let v): ok = appendBasic(&iter, TypeCode.int16, v)
+        case .uint16(let v): ok = appendBasic(&iter, TypeCode.uint16, v)
+        case .int32(let v): ok = appendBasic(&iter, TypeCode.int32, v)
+        case .uint32(let v): ok = appendBasic(&iter, TypeCode.uint32, v)
+        case .int64(let v): ok = appendBasic(&iter, TypeCode.int64, v)
+        case .uint64(let v): ok = appendBasic(&iter, TypeCode.uint64, v)
+        case .double(let v): ok = appendBasic(&iter, TypeCode.double, v)
+        case .unixFD(let fd):
+            let number = fd.rawValue
+            guard number >= 0 else { throw DBusError(.invalidValue, message: "file descriptor already closed") }
+            ok = appendBasic(&iter, TypeCode.unixFD, number)
+        case .string(let s): ok = appendString(&iter, TypeCode.string, s)
+        case .objectPath(let p): ok = appendString(&iter, TypeCode.objectPath, p.rawValue)
+        case .signature(let g): ok = appendString(&iter, TypeCode.signature, g.rawValue)
+        case .bytes(let data):
+            ok = try withContainer(&iter, TypeCode.array, "y") { (sub: inout DBusMessageIter) throws(DBusError) in
+                let appended = data.withUnsafeBytes { buffer -> Bool in
+                    var base = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
+                    return withUnsafeMutablePointer(to: &base) {
+                        dbus_message_iter_append_fixed_array(&sub, TypeCode.byte, $0, Int32(buffer.count)) != 0
+                    }
+                }
+                if !appended { throw outOfMemory }
+            }
+        case .array(let element, let elements):
+            ok = try withContainer(&iter, TypeCode.array, element.signature) { (sub: inout DBusMessageIter) throws(DBusError) in
+                for element in elements { try append(element, to: &sub) }
+            }
+        case .dictionary(let key, let valueType, let entries):
+            let entrySignature = "{" + key.signature + valueType.signature + "}"
+            ok = try withContainer(&iter, TypeCode.array, entrySignature) { (sub: inout DBusMessageIter) throws(DBusError) in
+                for entry in entries {
+                    let entryOK = try withContainer(&sub, TypeCode.dictEntry, nil) {
+                        (pair: inout DBusMessageIter) throws(DBusError) in
+                        try append(entry.key, to: &pair)
+                        try append(entry.value, to: &pair)
+                    }
+                    if !entryOK { throw outOfMemory }
+                }
+            }
+        case .structure(let fields):
+            ok = try withContainer(&iter, TypeCode.structure, nil) { (sub: inout DBusMessageIter) throws(DBusError) in
+                for field in fields { try append(field, to: &sub) }
+            }
+        case .variant(let inner):
+            ok = try withContainer(&iter, TypeCode.variant, inner.type.signature) {
+                (sub: inout DBusMessageIter) throws(DBusError) in
+                try append(inner, to: &sub)
+            }
+        }
+        if !ok { throw outOfMemory }
+    }
+
+    private static var outOfMemory: DBusError { DBusError(.limitExceeded, message: "out of memory appending a value") }
+
+    private static func appendBasic<T>(_ iter: inout DBusMessageIter, _ code: Int32, _ value: T) -> Bool {
+        var copy = value
+        return withUnsafeMutablePointer(to: &copy) { dbus_message_iter_append_basic(&iter, code, $0) != 0 }
+    }
+
+    private static func appendString(_ iter: inout DBusMessageIter, _ code: Int32, _ string: String) -> Bool {
+        string.withCString { cString in
+            var pointer: UnsafePointer<CChar>? = cString
+            return withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_append_basic(&iter, code, $0) != 0 }
+        }
+    }
+
+    private static func withContainer(
+        _ iter: inout DBusMessageIter, _ code: Int32, _ signature: String?,
+        _ body: (inout DBusMessageIter) throws(DBusError) -> Void
+    ) throws(DBusError) -> Bool {
+        var sub = DBusMessageIter()
+        let opened: Bool
+        if let signature {
+            opened = signature.withCString { dbus_message_iter_open_container(&iter, code, $0, &sub) != 0 }
+        } else {
+            opened = dbus_message_iter_open_container(&iter, code, nil, &sub) != 0
+        }
+        guard opened else { return false }
+        do {
+            try body(&sub)
+        } catch {
+            dbus_message_iter_abandon_container(&iter, &sub)
+            throw error
+        }
+        return dbus_message_iter_close_container(&iter, &sub) != 0
+    }
+}

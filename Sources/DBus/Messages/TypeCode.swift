@@ -1,0 +1,32 @@
+import CDBus
+
+/// libdbus's type codes (`DBUS_TYPE_*`), which are character-literal macros Swift cannot import.
+enum TypeCode {
+    static let byte = Int32(UInt8(ascii: "y"))
+    static let boolean = Int32(UInt8(ascii: "b"))
+    static let int16 = Int32(UInt8(ascii: "n"))
+    static let uint16 = Int32(UInt8(ascii: "q"))
+    static let int32 = Int32(UInt8(ascii: "i"))
+    static let uint32 = Int32(UInt8(ascii: "u"))
+    static let int64 = Int32(UInt8(ascii: "x"))
+    static let uint64 = Int32(UInt8(ascii: "t"))
+    static let double = Int32(UInt8(ascii: "d"))
+    static let string = Int32(UInt8(ascii: "s"))
+    static let objectPath = Int32(UInt8(ascii: "o"))
+    static let signature = Int32(UInt8(ascii: "g"))
+    static let unixFD = Int32(UInt8(ascii: "h"))
+    static let array = Int32(UInt8(ascii: "a"))
+    static let variant = Int32(UInt8(ascii: "v"))
+    static let structure = Int32(UInt8(ascii: "r"))
+    static let dictEntry = Int32(UInt8(ascii: "e"))
+    static let dictEntryOpen = Int32(UInt8(ascii: "{"))
+    static let invalid: Int32 = 0
+}
+
+/// libdbus's message type numbers (`DBUS_MESSAGE_TYPE_*`).
+enum MessageTypeCode {
+    static let methodCall: Int32 = 1
+    static let methodReturn: Int32 = 2
+    static let error: Int32 = 3
+    static let signal: Int32 = 4
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// A D-Bus value of any type, as it travels in a message body.
+///
+/// Byte arrays (`ay`) are always ``bytes(_:)``, never ``array(_:_:)`` of ``byte(_:)``:
+/// one spelling per value keeps equality meaningful and the common BLE payload fast.
+/// Arrays and dictionaries carry their element types so that empty containers still have a
+/// signature.
+public indirect enum DBusValue: Sendable, Hashable {
+    /// `y`
+    case byte(UInt8)
+    /// `b`
+    case boolean(Bool)
+    /// `n`
+    case int16(Int16)
+    /// `q`
+    case uint16(UInt16)
+    /// `i`
+    case int32(Int32)
+    /// `u`
+    case uint32(UInt32)
+    /// `x`
+    case int64(Int64)
+    /// `t`
+    case uint64(UInt64)
+    /// `d`
+    case double(Double)
+    /// `s`: must not contain NUL characters.
+    case string(String)
+    /// `o`
+    case objectPath(ObjectPath)
+    /// `g`
+    case signature(Signature)
+    /// `h`: a file descriptor passed with the message.
+    case unixFD(FileDescriptor)
+    /// `ay`
+    case bytes(Data)
+    /// `aT` for any element type but `y`: every element must have type `element`.
+    case array(DBusType, [DBusValue])
+    /// `a{KV}`: entries keep their order; keys must have basic type `key`.
+    case dictionary(key: DBusType, value: DBusType, [DBusDictionaryEntry])
+    /// `(…)`: one or more fields.
+    case structure([DBusValue])
+    /// `v`
+    case variant(DBusValue)
+
+    /// The type of this value.
+    public var type: DBusType {
+        switch self {
+        case .byte: .byte
+        case .boolean: .boolean
+        case .int16: .int16
+        case .uint16: .uint16
+        case .int32: .int32
+        case .uint32: .uint32
+        case .int64: .int64
+        case .uint64: .uint64
+        case .double: .double
+        case .string: .string
+        case .objectPath: .objectPath
+        case .signature: .signature
+        case .unixFD: .unixFD
+        case .bytes: .array(.byte)
+        case .array(let element, _): .array(element)
+        case .dictionary(let key, let value, _): .dictionary(key: key, value: value)
+        case .structure(let fields): .structure(fields.map(\.type))
+        case .variant: .variant
+        }
+    }
+
+    /// The value inside a variant, or the value itself when it is not one.
+    public var unwrappingVariant: DBusValue {
+        if case .variant(let inner) = self { return inner.unwrappingVariant }
+        return self
+    }
+}
+
+/// One key–value pair of a ``DBusValue/dictionary(key:value:_:)``.
+public struct DBusDictionaryEntry: Sendable, Hashable {
+    /// The key, of a basic type.
+    public var key: DBusValue
+    /// The value.
+    public var value: DBusValue
+
+    /// Creates an entry.
+    public init(_ key: DBusValue, _ value: DBusValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension DBusValue {
+    /// Checks that the value can be marshalled: element and key types agree with the
+    /// declared ones, keys are basic, strings hold no NUL, structures are not empty.
+    public func validate() throws(DBusError) {
+        switch self {
+        case .string(let string):
+            if string.utf8.contains(0) {
+                throw DBusError(.invalidValue, message: "strings cannot contain NUL characters")
+            }
+        case .array(let element, let elements):
+            if element == .byte {
+                throw DBusError(.invalidValue, message: "byte arrays are DBusValue.bytes, not .array(.byte, …)")
+            }
+            try Self.validateType(element)
+            for value in elements {
+                guard value.type == element else {
+                    throw DBusError(
+                        .invalidValue,
+                        message: "array of \(element.signature) holds a value of type \(value.type.signature)")
+                }
+                try value.validate()
+            }
+        case .dictionary(let key, let valueType, let entries):
+            guard key.isBasic else {
+                throw DBusError(.invalidValue, message: "dictionary key type \(key.signature) is not basic")
+            }
+            try Self.validateType(valueType)
+            for entry in entries {
+                guard entry.key.type == key, entry.value.type == valueType else {
+                    throw DBusError(
+                        .invalidValue,
+                        message: "dictionary a{\(key.signature)\(valueType.signature)} holds an entry of types "
+                            + "\(entry.key.type.signature), \(entry.value.type.signature)")
+                }
+                try entry.key.validate()
+                try entry.value.validate()
+            }
+        case .structure(let fields):
+            if fields.isEmpty { throw DBusError(.invalidValue, message: "structures need at least one field") }
+            for field in fields { try field.validate() }
+        case .variant(let inner):
+            try inner.validate()
+        default:
+            break
+        }
+    }
+
+    /// Empty containers still need a marshallable element type.
+    private static func validateType(_ type: DBusType) throws(DBusError) {
+        switch type {
+        case .array(let element): try validateType(element)
+        case .dictionary(let key, let value):
+            guard key.isBasic else {
+                throw DBusError(.invalidValue, message: "dictionary key type \(key.signature) is not basic")
+            }
+            try validateType(value)
+        case .structure(let fields):
+            if fields.isEmpty { throw DBusError(.invalidValue, message: "structures need at least one field") }
+            for field in fields { try validateType(field) }
+        default: break
+        }
+    }
+}

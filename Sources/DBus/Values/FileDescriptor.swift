@@ -1,0 +1,48 @@
+import Glibc
+import Synchronization
+
+/// An owned Unix file descriptor, as D-Bus passes them (`h`).
+///
+/// The descriptor is closed when the last reference goes away, unless ``take()`` handed it
+/// over first. Sending one duplicates it, so the sender keeps its own.
+public final class FileDescriptor: Sendable, Hashable, CustomStringConvertible {
+    private let storage: Mutex<Int32>
+
+    /// Takes ownership of `descriptor`.
+    public init(owning descriptor: Int32) {
+        storage = Mutex(descriptor)
+    }
+
+    /// Duplicates `descriptor` and owns the copy; the caller keeps the original.
+    public convenience init(duplicating descriptor: Int32) throws(DBusError) {
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        if copy < 0 { throw DBusError(.io, message: "dup(\(descriptor)) failed: errno \(errno)") }
+        self.init(owning: copy)
+    }
+
+    deinit {
+        let descriptor = storage.withLock { $0 }
+        if descriptor >= 0 { Glibc.close(descriptor) }
+    }
+
+    /// The descriptor number, or -1 after ``take()`` or ``close()``.
+    public var rawValue: Int32 { storage.withLock { $0 } }
+
+    /// Hands the descriptor over: the caller now closes it, this object no longer will.
+    public func take() -> Int32 {
+        storage.withLock { descriptor in
+            defer { descriptor = -1 }
+            return descriptor
+        }
+    }
+
+    /// Closes the descriptor now instead of at deinit.
+    public func close() {
+        let descriptor = take()
+        if descriptor >= 0 { Glibc.close(descriptor) }
+    }
+
+    public static func == (lhs: FileDescriptor, rhs: FileDescriptor) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public var description: String { "fd \(rawValue)" }
+}
