@@ -28,6 +28,12 @@ let package = Package(
             path: "Sources/dbus-demo",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "ble-bench",
+            dependencies: ["DBus"],
+            path: "Benchmarks/ble-bench",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "DBusTestSupport"],

@@ -31,6 +31,8 @@ public final class Connection: Sendable {
     }
 
     let core: ConnectionCore
+    /// The I/O thread as an executor; see ``ConnectionExecutor``.
+    public let executor: ConnectionExecutor
     /// The unique name the bus gave this connection, e.g. `:1.42`.
     public let uniqueName: BusName
     /// The options the connection was opened with.
@@ -41,14 +43,16 @@ public final class Connection: Sendable {
     /// Connects and registers with the bus; the I/O thread starts here and ends with ``close()``.
     public init(bus: Bus, options: ConnectionOptions = ConnectionOptions()) async throws(DBusError) {
         let core = try ConnectionCore(options: options)
+        let executor = ConnectionExecutor(core: core)
         let opened: Result<BusName, DBusError> = await withCheckedContinuation { continuation in
             let thread = Thread {
-                IOLoop.run(core: core, bus: bus) { continuation.resume(returning: $0) }
+                IOLoop.run(core: core, executor: executor, bus: bus) { continuation.resume(returning: $0) }
             }
             thread.name = "dbus-io"
             thread.start()
         }
         self.core = core
+        self.executor = executor
         self.uniqueName = try opened.get()
     }
 

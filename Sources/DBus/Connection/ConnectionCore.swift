@@ -10,6 +10,8 @@ typealias IOJob = @Sendable (IOLoop) -> Void
 final class ConnectionCore: Sendable {
     struct Queue: ~Copyable {
         var jobs: [IOJob] = []
+        /// Task jobs for ``ConnectionExecutor``, kept apart so running a task costs no closure.
+        var tasks: [UnownedJob] = []
         /// True while the loop is blocked in `poll`; only then does a producer write the eventfd.
         var sleeping = false
         var wakePending = false
@@ -41,6 +43,21 @@ final class ConnectionCore: Sendable {
         let (accepted, mustWake) = queue.withLock { queue -> (Bool, Bool) in
             if queue.closed { return (false, false) }
             queue.jobs.append(job)
+            if queue.sleeping && !queue.wakePending {
+                queue.wakePending = true
+                return (true, true)
+            }
+            return (true, false)
+        }
+        if mustWake { wake() }
+        return accepted
+    }
+
+    /// Queues a task job for the I/O thread (see ``ConnectionExecutor``).
+    func enqueueTask(_ job: UnownedJob) -> Bool {
+        let (accepted, mustWake) = queue.withLock { queue -> (Bool, Bool) in
+            if queue.closed { return (false, false) }
+            queue.tasks.append(job)
             if queue.sleeping && !queue.wakePending {
                 queue.wakePending = true
                 return (true, true)

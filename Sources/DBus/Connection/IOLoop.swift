@@ -30,16 +30,19 @@ final class IOLoop {
     var router = SignalRouter()
     var pendingRuleAdds: [String: [(Result<Void, DBusError>) -> Void]] = [:]
 
-    init(core: ConnectionCore) {
+    let executor: ConnectionExecutor
+
+    init(core: ConnectionCore, executor: ConnectionExecutor) {
         self.core = core
+        self.executor = executor
     }
 
     /// The thread body: open, report, loop, close.
     static func run(
-        core: ConnectionCore, bus: Connection.Bus,
+        core: ConnectionCore, executor: ConnectionExecutor, bus: Connection.Bus,
         opened: @escaping @Sendable (Result<BusName, DBusError>) -> Void
     ) {
-        let loop = IOLoop(core: core)
+        let loop = IOLoop(core: core, executor: executor)
         switch loop.open(bus) {
         case .success(let name):
             opened(.success(name))
@@ -106,7 +109,7 @@ final class IOLoop {
             if stopping { break }
             let timeout = nextTimeoutMilliseconds()
             let mayBlock: Bool = core.queue.withLock { queue in
-                if !queue.jobs.isEmpty { return false }
+                if !queue.jobs.isEmpty || !queue.tasks.isEmpty { return false }
                 queue.sleeping = true
                 return true
             }
@@ -130,11 +133,21 @@ final class IOLoop {
 
     /// Runs every job queued so far (jobs queued meanwhile run in the next round).
     func drainJobs() {
-        let jobs = core.queue.withLock { queue -> [IOJob] in
-            defer { queue.jobs.removeAll(keepingCapacity: true) }
-            return queue.jobs
+        let (jobs, tasks) = core.queue.withLock { queue -> ([IOJob], [UnownedJob]) in
+            defer {
+                queue.jobs.removeAll(keepingCapacity: true)
+                queue.tasks.removeAll(keepingCapacity: true)
+            }
+            return (queue.jobs, queue.tasks)
         }
         for job in jobs { job(self) }
+        if !tasks.isEmpty {
+            let executor = executor
+            for task in tasks {
+                task.runSynchronously(
+                    isolatedTo: executor.asUnownedSerialExecutor(), taskExecutor: executor.asUnownedTaskExecutor())
+            }
+        }
     }
 
     private func dispatchIncoming() {

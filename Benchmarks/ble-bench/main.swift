@@ -1,0 +1,41 @@
+import DBus
+import Foundation
+
+// ble-bench: the swift-ble side of the benchmark suite. Each subcommand does the same D-Bus
+// traffic as its C floor counterpart (Benchmarks/floor) and prints one JSON line.
+
+let usage = """
+    usage: ble-bench dbus-calls seq SIZE N WARMUP
+           ble-bench dbus-calls pipe SIZE N WINDOW WARMUP
+    The bus is $DBUS_SYSTEM_BUS_ADDRESS; the server is org.swiftble.Bench (Benchmarks/floor).
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.first == "dbus-calls", arguments.count >= 5 else {
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(2)
+}
+let numbers = arguments.dropFirst(2).compactMap { Int($0) }
+let mode = arguments[1]
+guard (mode == "seq" && numbers.count == 3) || (mode == "pipe" && numbers.count == 4), numbers.allSatisfy({ $0 > 0 || $0 == 0 })
+else {
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(2)
+}
+
+do {
+    let benchmark = try await CallBenchmark()
+    // The recommended setup for hot paths: the benchmark's tasks run on the connection's I/O
+    // thread, so a call costs no thread hop.
+    let report = try await withTaskExecutorPreference(benchmark.connection.executor) {
+        if mode == "seq" {
+            return try await benchmark.sequential(size: numbers[0], count: numbers[1], warmup: numbers[2])
+        }
+        return try await benchmark.pipelined(
+            size: numbers[0], count: numbers[1], window: numbers[2], warmup: numbers[3])
+    }
+    print(report.json)
+} catch {
+    FileHandle.standardError.write(Data("ble-bench: \(error)\n".utf8))
+    exit(1)
+}

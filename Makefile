@@ -1,0 +1,46 @@
+# swift-ble: the two commands of the README, plus the benchmark and housekeeping targets.
+# Every target installs the Debian packages it needs (sudo only when not root).
+
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3
+BENCH_DIR := .build/bench
+
+.PHONY: deps demo test build bench bench-dbus lint clean
+
+## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+## The main job: today the D-Bus layer end to end on a private bus.
+demo: deps
+	$(SWIFT) run dbus-demo
+
+## The whole suite, on private dbus-daemons started and stopped by the tests.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel
+
+## Benchmarks (not part of `make test`); results land in Benchmarks/results/.
+bench: bench-dbus
+
+bench-dbus: deps
+	$(SWIFT) build -c release --product ble-bench
+	sh Benchmarks/floor/build.sh $(BENCH_DIR)
+	python3 Benchmarks/run_dbus_calls.py --floor $(BENCH_DIR)/dbus_floor \
+		--swift ".build/release/ble-bench dbus-calls" --rounds 5 --out Benchmarks/results
+
+lint:
+	swift-format lint --recursive --configuration .swift-format Sources Tests Benchmarks
+
+clean:
+	rm -rf .build
