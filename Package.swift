@@ -12,6 +12,9 @@ let package = Package(
     products: [
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "DBusTestSupport", targets: ["DBusTestSupport"]),
+        .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "BLESimulator", targets: ["BLESimulator"]),
+        .executable(name: "ble-sim", targets: ["ble-sim"]),
     ],
     targets: [
         .systemLibrary(
@@ -22,10 +25,19 @@ let package = Package(
         ),
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictSettings),
         .target(name: "DBusTestSupport", dependencies: ["DBus"], swiftSettings: strictSettings),
+        .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strictSettings),
+        .target(
+            name: "BLESimulator", dependencies: ["DBus", "BlueZ", "DBusTestSupport"], swiftSettings: strictSettings),
         .executableTarget(
             name: "dbus-demo",
             dependencies: ["DBus", "DBusTestSupport"],
             path: "Sources/dbus-demo",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ble-sim",
+            dependencies: ["BLESimulator", "DBus", "DBusTestSupport"],
+            path: "Sources/ble-sim",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -39,5 +51,6 @@ let package = Package(
             dependencies: ["DBus", "DBusTestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"], swiftSettings: strictSettings),
     ]
 )

@@ -30,19 +30,41 @@ extension Connection {
     public func setProperties(
         _ changes: KeyValuePairs<String, DBusValue>, interface: InterfaceName, path: ObjectPath
     ) throws(DBusError) {
-        _ = try Self.store(core, changes.map { ($0.key, $0.value) }, interface, path).get()
+        _ = try Self.store(core, changes.map { ($0.key, $0.value) }, [], interface, path).get()
     }
 
     /// Stores one new property value and emits `PropertiesChanged`.
     public func setProperty(
         _ name: String, to value: DBusValue, interface: InterfaceName, path: ObjectPath
     ) throws(DBusError) {
-        _ = try Self.store(core, [(name, value)], interface, path).get()
+        _ = try Self.store(core, [(name, value)], [], interface, path).get()
     }
 
-    /// The stored value of an exported property.
+    /// Sets some properties and makes others absent, announced in one `PropertiesChanged`
+    /// (changed values, plus the removed names as invalidated), as bluetoothd coalesces them.
+    public func updateProperties(
+        set changes: KeyValuePairs<String, DBusValue> = [:], remove removals: [String] = [],
+        interface: InterfaceName, path: ObjectPath
+    ) throws(DBusError) {
+        _ = try Self.store(core, changes.map { ($0.key, $0.value) }, removals, interface, path).get()
+    }
+
+    /// ``updateProperties(set:remove:interface:path:)`` for changes built at run time.
+    public func updateProperties(
+        _ changes: [(String, DBusValue)], removing removals: [String] = [], interface: InterfaceName,
+        path: ObjectPath
+    ) throws(DBusError) {
+        _ = try Self.store(core, changes, removals, interface, path).get()
+    }
+
+    /// The stored value of an exported property (`nil` when it is absent or unknown).
     public func property(_ name: String, interface: InterfaceName, path: ObjectPath) -> DBusValue? {
-        core.objects.withLock { $0.interface(interface, at: path)?.properties[name]?.value }
+        core.objects.withLock { table in
+            guard let property = table.interface(interface, at: path)?.properties[name], property.isPresent else {
+                return nil
+            }
+            return property.value
+        }
     }
 
     /// Whether anything is exported at `path`.
@@ -52,12 +74,15 @@ extension Connection {
 
     @discardableResult
     static func store(
-        _ core: ConnectionCore, _ changes: [(String, DBusValue)], _ interface: InterfaceName, _ path: ObjectPath?
+        _ core: ConnectionCore, _ changes: [(String, DBusValue)], _ removals: [String],
+        _ interface: InterfaceName, _ path: ObjectPath?
     ) -> Result<[DBusValue], DBusError> {
         guard let path else { return .failure(DBusError(.invalidValue, message: "no path")) }
         return core.objects.withLock { table -> Result<[DBusValue], DBusError> in
             do throws(DBusError) {
-                Self.emit(try table.setProperties(changes, interface: interface, at: path), on: core)
+                Self.emit(
+                    try table.updateProperties(set: changes, remove: removals, interface: interface, at: path),
+                    on: core)
                 return .success([])
             } catch {
                 return .failure(error)

@@ -20,13 +20,14 @@ final class ConnectionCore: Sendable {
 
     let queue = Mutex(Queue())
     let wakeFD: Int32
-    let objects = Mutex(ObjectTable())
+    let objects: Mutex<ObjectTable>
     let nextID = Atomic<UInt64>(1)
     let counters = ConnectionCounters()
     let options: ConnectionOptions
 
     init(options: ConnectionOptions) throws(DBusError) {
         self.options = options
+        objects = Mutex(ObjectTable(conventions: options.exportConventions))
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         if fd < 0 { throw DBusError(.io, message: "eventfd failed: errno \(errno)") }
         wakeFD = fd
@@ -89,4 +90,7 @@ public final class ConnectionCounters: Sendable {
     public var callsFinished: Int { finished.load(ordering: .relaxed) }
     /// Suspended callers not yet resumed.
     public var outstanding: Int { callsStarted - callsFinished }
+    /// Replies and error replies that arrived for no call awaiting one (late answers to calls
+    /// that timed out or were cancelled, or replies nobody asked for) and were dropped.
+    public var repliesIgnoredCount: Int { repliesIgnored.load(ordering: .relaxed) }
 }

@@ -9,8 +9,24 @@ public struct ConnectionOptions: Sendable {
     /// The buffer of a signal subscription when the caller gives none.
     public var defaultSignalBuffering: SignalBuffering = .default
 
+    /// How exported objects answer the standard interfaces.
+    public var exportConventions: ExportConventions = .standard
+
     /// The defaults.
     public init() {}
+}
+
+/// How exported objects present themselves through the standard interfaces.
+public enum ExportConventions: Sendable, Hashable {
+    /// Plain D-Bus: object-manager dicts list only the object's own interfaces; property errors
+    /// use `UnknownInterface`/`UnknownProperty`; argument mismatches `InvalidArgs`.
+    case standard
+    /// As BlueZ's gdbus library does, for a faithful bluetoothd stand-in: object-manager dicts
+    /// also list `org.freedesktop.DBus.Introspectable` and `…Properties` with empty dicts;
+    /// `Properties.Get` errors are `InvalidArgs "No such property 'X'"`; an unknown method or a
+    /// signature mismatch is `UnknownMethod "Method \"X\" with signature \"Y\" on interface
+    /// \"Z\" doesn't exist\n"`.
+    case gdbus
 }
 
 /// How a signal subscription buffers messages its consumer has not taken yet.

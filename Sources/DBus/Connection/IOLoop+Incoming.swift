@@ -23,7 +23,12 @@ extension IOLoop {
             case .immediate(let handler):
                 let result: Result<[DBusValue], DBusError>
                 do { result = .success(try handler(call)) } catch { result = .failure(DBusError(handlerError: error)) }
+                // Signals the handler queued (PropertiesChanged…) leave before the reply, as
+                // bluetoothd's do.
+                drainQueuedJobs()
                 reply(to: call, with: result, expecting: method.outSignature)
+            case .deferred(let handler):
+                handler(call, MethodReply(call: call, outSignature: method.outSignature, core: core))
             case .async(let handler):
                 let core = self.core
                 Task {
@@ -35,14 +40,14 @@ extension IOLoop {
         case .setProperty(let interface, let name, let value, let property):
             let core = self.core
             guard let onSet = property.onSet else {
-                reply(to: call, with: Connection.store(core, [(name, value)], interface, call.path), expecting: nil)
+                reply(to: call, with: Connection.store(core, [(name, value)], [], interface, call.path), expecting: nil)
                 return
             }
             Task {
                 var result: Result<[DBusValue], DBusError>
                 do {
                     try await onSet(value, call)
-                    result = Connection.store(core, [(name, value)], interface, call.path)
+                    result = Connection.store(core, [(name, value)], [], interface, call.path)
                 } catch {
                     result = .failure(DBusError(handlerError: error))
                 }

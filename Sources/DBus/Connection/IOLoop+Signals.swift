@@ -14,6 +14,12 @@ extension IOLoop {
         case MessageTypeCode.methodCall:
             handleMethodCall(raw)
             return DBUS_HANDLER_RESULT_HANDLED
+        case MessageTypeCode.methodReturn, MessageTypeCode.error:
+            // libdbus hands replies to pending calls straight to them, so a reply that reaches
+            // the filter answers nothing we wait for: a call we cancelled or timed out, or one
+            // that was never made. It is dropped, and counted.
+            core.counters.repliesIgnored.add(1, ordering: .relaxed)
+            return DBUS_HANDLER_RESULT_HANDLED
         default:
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         }

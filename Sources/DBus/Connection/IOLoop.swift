@@ -150,6 +150,15 @@ final class IOLoop {
         }
     }
 
+    /// Runs queued I/O jobs (not tasks) now; used to keep signals ahead of a reply.
+    func drainQueuedJobs() {
+        let jobs = core.queue.withLock { queue -> [IOJob] in
+            defer { queue.jobs.removeAll(keepingCapacity: true) }
+            return queue.jobs
+        }
+        for job in jobs { job(self) }
+    }
+
     private func dispatchIncoming() {
         guard let connection, !closed else { return }
         while dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}

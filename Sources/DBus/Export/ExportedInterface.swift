@@ -36,6 +36,10 @@ public struct ExportedMethod: Sendable {
         /// Runs on the connection's I/O thread without a task hop: it must be quick and must
         /// not wait for anything (no locks held elsewhere, no calls over the bus).
         case immediate(@Sendable (DBusMessage) throws -> [DBusValue])
+        /// Runs on the I/O thread like ``immediate(_:)`` but answers later, from any thread,
+        /// through the ``MethodReply`` it is given (exactly once; a reply dropped unanswered
+        /// sends `org.freedesktop.DBus.Error.NoReply` so the caller is not left waiting).
+        case deferred(@Sendable (DBusMessage, MethodReply) -> Void)
     }
 
     /// The method name.
@@ -67,6 +71,16 @@ public struct ExportedMethod: Sendable {
         method.handler = .immediate(handler)
         return method
     }
+
+    /// A method that answers later through a ``MethodReply`` (see ``Handler/deferred(_:)``).
+    public static func deferred(
+        _ name: MemberName, in inSignature: Signature = .empty, out outSignature: Signature = .empty,
+        handler: @escaping @Sendable (DBusMessage, MethodReply) -> Void
+    ) -> ExportedMethod {
+        var method = ExportedMethod(name, in: inSignature, out: outSignature) { _ in [] }
+        method.handler = .deferred(handler)
+        return method
+    }
 }
 
 /// An exported property and how changes to it are announced.
@@ -95,8 +109,13 @@ public struct ExportedProperty: Sendable {
 
     /// The property name.
     public var name: String
-    /// The initial value; its type is the property's type for good.
+    /// The current value (while ``isPresent``); its type is ``type``.
     public var value: DBusValue
+    /// The property's D-Bus type, fixed for good.
+    public let type: DBusType
+    /// Optional properties can be absent: left out of `GetAll` and object-manager listings,
+    /// refused by `Get`, and announced as invalidated when they go (BlueZ's `RSSI`, `TxPower`…).
+    public var isPresent: Bool
     /// Read/write access over the bus.
     public var access: Access
     /// How changes are announced.
@@ -111,13 +130,31 @@ public struct ExportedProperty: Sendable {
     ) {
         self.name = name
         self.value = value
+        self.type = value.type
+        self.isPresent = true
         self.access = access
         self.changeSignal = changeSignal
         self.onSet = onSet
     }
 
-    /// The property's D-Bus type.
-    public var type: DBusType { value.type }
+    /// Creates an optional property that is absent for now; it appears when first set.
+    public init(
+        _ name: String, absentOf type: DBusType, access: Access = .read, changeSignal: ChangeSignal = .emitsValue,
+        onSet: (@Sendable (DBusValue, DBusMessage) async throws -> Void)? = nil
+    ) {
+        self.init(name, value: .boolean(false), access: access, changeSignal: changeSignal, onSet: onSet)
+        self = ExportedProperty(copying: self, type: type)
+    }
+
+    private init(copying other: ExportedProperty, type: DBusType) {
+        name = other.name
+        value = other.value
+        self.type = type
+        isPresent = false
+        access = other.access
+        changeSignal = other.changeSignal
+        onSet = other.onSet
+    }
 }
 
 /// A signal an interface declares, for introspection.

@@ -32,12 +32,16 @@ enum IncomingCall {
     private static func resolveMethod(
         _ call: DBusMessage, member: MemberName, path: ObjectPath, table: ObjectTable
     ) -> IncomingCall {
+        let gdbus = table.conventions == .gdbus
         guard let object = table.objects[path] else {
-            return .error(DBusError.StandardName.unknownObject, "no object at \(path.rawValue)")
+            return .error(
+                DBusError.StandardName.unknownObject,
+                gdbus ? notFoundText(call, member) : "no object at \(path.rawValue)")
         }
         let method: ExportedMethod?
         if let interfaceName = call.interface {
             guard let interface = object.interfaces[interfaceName] else {
+                if gdbus { return .error(DBusError.StandardName.unknownMethod, notFoundText(call, member)) }
                 return .error(DBusError.StandardName.unknownInterface, "no interface \(interfaceName) at \(path)")
             }
             method = interface.methods[member]
@@ -45,14 +49,23 @@ enum IncomingCall {
             method = object.order.lazy.compactMap { object.interfaces[$0]?.methods[member] }.first
         }
         guard let method else {
-            return .error(DBusError.StandardName.unknownMethod, "no method \(member) at \(path)")
+            return .error(
+                DBusError.StandardName.unknownMethod, gdbus ? notFoundText(call, member) : "no method \(member) at \(path)")
         }
         guard call.signature == method.inSignature.rawValue else {
+            // gdbus skips a handler whose signature does not match, so the method "does not exist".
+            if gdbus { return .error(DBusError.StandardName.unknownMethod, notFoundText(call, member)) }
             return .error(
                 DBusError.StandardName.invalidArgs,
                 "\(member) takes (\(method.inSignature.rawValue)), got (\(call.signature))")
         }
         return .invoke(method)
+    }
+
+    /// libdbus's text for a call nothing handles, which gdbus also uses.
+    private static func notFoundText(_ call: DBusMessage, _ member: MemberName) -> String {
+        "Method \"\(member.rawValue)\" with signature \"\(call.signature)\" on interface "
+            + "\"\(call.interface?.rawValue ?? "(null)")\" doesn't exist\n"
     }
 
     private static func resolveProperties(
@@ -68,27 +81,44 @@ enum IncomingCall {
         guard table.objects[path] != nil else {
             return .error(DBusError.StandardName.unknownObject, "no object at \(path.rawValue)")
         }
+        let gdbus = table.conventions == .gdbus
         guard let interfaceName = try? InterfaceName(interfaceText), let interface = table.interface(interfaceName, at: path)
         else {
+            if gdbus { return .error(DBusError.StandardName.invalidArgs, "No such interface '\(interfaceText)'") }
             return .error(DBusError.StandardName.unknownInterface, "no interface \(interfaceText) at \(path)")
         }
         if member == "GetAll" { return .reply([ObjectTable.readableProperties(of: interface)]) }
-        guard case .string(let name) = call.body[1], let property = interface.properties[name] else {
-            return .error(DBusError.StandardName.unknownProperty, "no property \(call.body[1]) on \(interfaceText)")
+        guard case .string(let name) = call.body[1] else {
+            return .error(DBusError.StandardName.invalidArgs, "Properties.\(member) takes (\(signature))")
         }
         if member == "Get" {
+            guard let property = interface.properties[name], property.isPresent else {
+                if gdbus { return .error(DBusError.StandardName.invalidArgs, "No such property '\(name)'") }
+                return .error(DBusError.StandardName.unknownProperty, "no property \(name) on \(interfaceText)")
+            }
             guard property.access != .write else {
+                if gdbus { return .error(DBusError.StandardName.invalidArgs, "Property '\(name)' is not readable") }
                 return .error(DBusError.StandardName.accessDenied, "property \(name) is write-only")
             }
             return .reply([.variant(property.value)])
         }
+        guard let property = interface.properties[name] else {
+            return .error(
+                DBusError.StandardName.unknownProperty,
+                gdbus ? "No such property '\(name)'" : "no property \(name) on \(interfaceText)")
+        }
         guard property.access != .read else {
-            return .error(DBusError.StandardName.propertyReadOnly, "property \(name) is read-only")
+            return .error(
+                DBusError.StandardName.propertyReadOnly,
+                gdbus ? "Property '\(name)' is not writable" : "property \(name) is read-only")
         }
         guard case .variant(let value) = call.body[2], value.type == property.type else {
+            if gdbus { return .error(invalidSignature, "Invalid signature for '\(name)'") }
             return .error(
                 DBusError.StandardName.invalidArgs, "property \(name) has type \(property.type.signature)")
         }
         return .setProperty(interface: interfaceName, name: name, value: value, property: property)
     }
+
+    private static let invalidSignature = "org.freedesktop.DBus.Error.InvalidSignature"
 }

@@ -7,10 +7,32 @@ struct ObjectTable {
         var interfaces: [InterfaceName: ExportedInterface] = [:]
         /// Insertion order, so replies list interfaces the way they were exported.
         var order: [InterfaceName] = []
+
+        /// The interface names as listed in object-manager dicts under `conventions`.
+        func listedNames(_ conventions: ExportConventions) -> [InterfaceName] {
+            guard conventions == .gdbus else { return order }
+            // gdbus registers Introspectable first and Properties right after the first
+            // interface that declares properties.
+            var names: [InterfaceName] = [.introspectable]
+            var propertiesListed = false
+            for name in order {
+                names.append(name)
+                if !propertiesListed, let interface = interfaces[name], !interface.properties.isEmpty {
+                    names.append(.properties)
+                    propertiesListed = true
+                }
+            }
+            return names
+        }
     }
 
+    let conventions: ExportConventions
     private(set) var objects: [ObjectPath: Object] = [:]
     private(set) var managers: Set<ObjectPath> = []
+
+    init(conventions: ExportConventions = .standard) {
+        self.conventions = conventions
+    }
 
     mutating func addManager(at path: ObjectPath) { managers.insert(path) }
 
@@ -25,34 +47,40 @@ struct ObjectTable {
     }
 
     mutating func add(_ interfaces: [ExportedInterface], at path: ObjectPath) -> [DBusMessage] {
-        var object = objects[path] ?? Object()
-        var added: [DBusDictionaryEntry] = []
+        let existing = objects[path]
+        var object = existing ?? Object()
+        let listedBefore = Set(existing?.listedNames(conventions) ?? [])
         for interface in interfaces {
             if object.interfaces[interface.name] == nil { object.order.append(interface.name) }
             object.interfaces[interface.name] = interface
-            added.append(DBusDictionaryEntry(.string(interface.name.rawValue), Self.readableProperties(of: interface)))
         }
         objects[path] = object
+        let replaced = Set(interfaces.map(\.name))
+        let added = object.listedNames(conventions).filter { !listedBefore.contains($0) || replaced.contains($0) }
         guard let manager = manager(for: path), !added.isEmpty else { return [] }
+        let entries = added.map { DBusDictionaryEntry(.string($0.rawValue), properties(of: $0, in: object)) }
         return [
             Self.signal(
                 manager, .objectManager, "InterfacesAdded",
-                [.objectPath(path), .dictionary(key: .string, value: Self.propertiesType, added)])
+                [.objectPath(path), .dictionary(key: .string, value: Self.propertiesType, entries)])
         ]
     }
 
     mutating func remove(at path: ObjectPath, interfaces names: [InterfaceName]?) -> [DBusMessage] {
         guard var object = objects[path] else { return [] }
+        let listedBefore = object.listedNames(conventions)
         let removing = names.map { wanted in object.order.filter { wanted.contains($0) } } ?? object.order
         guard !removing.isEmpty else { return [] }
         for name in removing { object.interfaces[name] = nil }
         object.order.removeAll { removing.contains($0) }
         objects[path] = object.order.isEmpty ? nil : object
+        let listedAfter = Set(object.order.isEmpty ? [] : object.listedNames(conventions))
+        let gone = listedBefore.filter { !listedAfter.contains($0) }
         guard let manager = manager(for: path) else { return [] }
         return [
             Self.signal(
                 manager, .objectManager, "InterfacesRemoved",
-                [.objectPath(path), .array(.string, removing.map { .string($0.rawValue) })])
+                [.objectPath(path), .array(.string, gone.map { .string($0.rawValue) })])
         ]
     }
 
@@ -60,10 +88,11 @@ struct ObjectTable {
         objects[path]?.interfaces[name]
     }
 
-    /// Stores new values; emits one PropertiesChanged for the lot, following each property's
-    /// change-signal rule.
-    mutating func setProperties(
-        _ changes: [(String, DBusValue)], interface name: InterfaceName, at path: ObjectPath
+    /// Stores new values and makes absent properties go; emits one PropertiesChanged for the
+    /// lot, following each property's change-signal rule.
+    mutating func updateProperties(
+        set changes: [(String, DBusValue)], remove removals: [String], interface name: InterfaceName,
+        at path: ObjectPath
     ) throws(DBusError) -> [DBusMessage] {
         guard var interface = objects[path]?.interfaces[name] else {
             throw DBusError.reply(DBusError.StandardName.unknownInterface, "no interface \(name) at \(path)")
@@ -81,12 +110,22 @@ struct ObjectTable {
             }
             try value.validate()
             stored.value = value
+            stored.isPresent = true
             interface.properties[property] = stored
             switch stored.changeSignal {
             case .emitsValue: changed.append(DBusDictionaryEntry(.string(property), .variant(value)))
             case .invalidates: invalidated.append(.string(property))
             case .constant, .none: break
             }
+        }
+        for property in removals {
+            guard var stored = interface.properties[property] else {
+                throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
+            }
+            guard stored.isPresent else { continue }
+            stored.isPresent = false
+            interface.properties[property] = stored
+            if stored.changeSignal != .none { invalidated.append(.string(property)) }
         }
         objects[path]?.interfaces[name] = interface
         guard !changed.isEmpty || !invalidated.isEmpty else { return [] }
@@ -112,12 +151,17 @@ struct ObjectTable {
     /// `a{sa{sv}}` of one object.
     func interfacesAndProperties(at path: ObjectPath) -> DBusValue {
         let object = objects[path] ?? Object()
-        let entries = object.order.compactMap { name in
-            object.interfaces[name].map {
-                DBusDictionaryEntry(.string(name.rawValue), Self.readableProperties(of: $0))
-            }
+        let entries = object.listedNames(conventions).map {
+            DBusDictionaryEntry(.string($0.rawValue), properties(of: $0, in: object))
         }
         return .dictionary(key: .string, value: Self.propertiesType, entries)
+    }
+
+    private func properties(of name: InterfaceName, in object: Object) -> DBusValue {
+        guard let interface = object.interfaces[name] else {
+            return .dictionary(key: .string, value: .variant, [])
+        }
+        return Self.readableProperties(of: interface)
     }
 
     /// The names of the direct children of `path` that lead to exported objects.
@@ -138,7 +182,9 @@ struct ObjectTable {
 
     static func readableProperties(of interface: ExportedInterface) -> DBusValue {
         let entries = interface.properties.keys.sorted().compactMap { name -> DBusDictionaryEntry? in
-            guard let property = interface.properties[name], property.access != .write else { return nil }
+            guard let property = interface.properties[name], property.access != .write, property.isPresent else {
+                return nil
+            }
             return DBusDictionaryEntry(.string(name), .variant(property.value))
         }
         return .dictionary(key: .string, value: .variant, entries)

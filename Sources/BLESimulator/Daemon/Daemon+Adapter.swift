@@ -1,0 +1,235 @@
+import BlueZ
+import DBus
+import Foundation
+
+extension Daemon {
+    /// Adapter1 with the properties of the imitated release.
+    func adapterInterfaces(_ adapter: AdapterState) throws(DBusError) -> [ExportedInterface] {
+        let index = adapter.index
+        var properties: [ExportedProperty] = [
+            ExportedProperty("Address", value: .string(adapter.address.description)),
+            ExportedProperty("AddressType", value: .string("public")),
+            ExportedProperty("Name", value: .string("swift-ble-sim")),
+            ExportedProperty("Alias", value: .string("swift-ble-sim"), access: .readwrite),
+            ExportedProperty("Class", value: .uint32(0x6c_010c)),
+            ExportedProperty(
+                "Powered", value: .boolean(adapter.powered), access: .readwrite,
+                onSet: { [weak self] value, _ in
+                    guard case .boolean(let on) = value, let self else { return }
+                    self.applyPower(on, adapter: index, emitPowered: false)
+                }),
+            ExportedProperty("Discoverable", value: .boolean(false), access: .readwrite),
+            ExportedProperty("DiscoverableTimeout", value: .uint32(180), access: .readwrite),
+            ExportedProperty("Pairable", value: .boolean(true), access: .readwrite),
+            ExportedProperty("PairableTimeout", value: .uint32(0), access: .readwrite),
+            ExportedProperty("Discovering", value: .boolean(false)),
+            ExportedProperty("UUIDs", value: .array(.string, [])),
+            ExportedProperty("Modalias", value: .string("usb:v1D6Bp0246d0542")),
+            ExportedProperty("Roles", value: .array(.string, [.string("central"), .string("peripheral")])),
+        ]
+        if profile.powerState {
+            properties.append(ExportedProperty("PowerState", value: .string(adapter.powered ? "on" : "off")))
+            properties.append(ExportedProperty("Connectable", value: .boolean(true), access: .readwrite))
+            properties.append(ExportedProperty("Manufacturer", value: .uint16(0x05f1)))
+            properties.append(ExportedProperty("Version", value: .byte(0x0c)))
+        }
+        let methods: [ExportedMethod] = [
+            .deferred(BlueZMethod.startDiscovery) { [weak self] call, reply in
+                self?.startDiscovery(call, reply, adapter: index)
+            },
+            .deferred(BlueZMethod.stopDiscovery) { [weak self] call, reply in
+                self?.stopDiscoveryCall(call, reply, adapter: index)
+            },
+            .deferred(BlueZMethod.setDiscoveryFilter, in: try Signature("a{sv}")) { [weak self] call, reply in
+                self?.setDiscoveryFilter(call, reply, adapter: index)
+            },
+            .immediate(BlueZMethod.getDiscoveryFilters, out: try Signature("as")) { [weak self] _ in
+                let keys = (self?.profile.disconnectedSignal ?? false) ? DiscoveryFilter.keys583 : DiscoveryFilter.keys566
+                return [.array(.string, keys.map { .string($0) })]
+            },
+            .deferred(BlueZMethod.removeDevice, in: try Signature("o")) { [weak self] call, reply in
+                self?.removeDeviceCall(call, reply, adapter: index)
+            },
+        ]
+        return [ExportedInterface(BlueZInterface.adapter1, methods: methods, properties: properties)]
+            + (try serverInterfaces(adapter: index))
+    }
+
+    static func error(_ name: String, _ message: String) -> DBusError { DBusError.reply(name, message) }
+
+    // MARK: Discovery calls
+
+    private func startDiscovery(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
+        guard let sender = call.sender else { return reply.fail(Self.error(BlueZErrorName.failed, "no sender")) }
+        core.state.withLock { state in
+            guard isCurrent(state), state.adapters.indices.contains(index) else { return }
+            guard state.adapters[index].powered else {
+                return reply.fail(Self.error(BlueZErrorName.notReady, BlueZErrorMessage.notReady))
+            }
+            if state.discovery[index]?[sender] != nil {
+                return reply.fail(
+                    Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.operationAlreadyInProgress))
+            }
+            if case .fail(let name, let message)? = state.takeFault(.startDiscovery, address: "") {
+                return reply.fail(Self.error(name, message))
+            }
+            let wasIdle = state.discovery[index]?.isEmpty ?? true
+            state.discovery[index, default: [:]][sender] = DiscoverySession(filter: state.filters[index]?[sender])
+            // bluetoothd replies first, then announces Discovering (bluez-dbus-api.md §1.6).
+            reply.succeed()
+            guard wasIdle else { return }
+            state.adapters[index].discovering = true
+            state.adapters[index].discoveryStarted = MonotonicNanos.now()
+            for path in state.devices.keys where state.devices[path]?.adapterIndex == index {
+                state.devices[path]?.seenThisDiscovery = false
+            }
+            emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(true))])
+        }
+    }
+
+    private func stopDiscoveryCall(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
+        guard let sender = call.sender else { return reply.fail(Self.error(BlueZErrorName.failed, "no sender")) }
+        core.state.withLock { state in
+            guard isCurrent(state), state.adapters.indices.contains(index) else { return }
+            guard state.adapters[index].powered else {
+                return reply.fail(Self.error(BlueZErrorName.notReady, BlueZErrorMessage.notReady))
+            }
+            guard state.discovery[index]?[sender] != nil else {
+                return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.noDiscoveryStarted))
+            }
+            state.discovery[index]?[sender] = nil
+            reply.succeed()
+            if state.discovery[index]?.isEmpty ?? true { stopDiscovery(&state, adapter: index) }
+        }
+    }
+
+    /// The last session went: RSSI/TxPower of devices seen are invalidated, non-connectable
+    /// temporary devices go, `Discovering` turns false (trace §13.1).
+    func stopDiscovery(_ state: inout SimState, adapter index: Int) {
+        guard state.adapters.indices.contains(index), state.adapters[index].discovering else { return }
+        state.discovery[index] = nil
+        for path in state.devices.keys.sorted() {
+            guard var device = state.devices[path], device.adapterIndex == index, device.seenThisDiscovery else {
+                continue
+            }
+            var gone: [String] = []
+            if device.rssi != nil { gone.append("RSSI") }
+            if device.txPower != nil { gone.append("TxPower") }
+            device.rssi = nil
+            device.txPower = nil
+            device.seenThisDiscovery = false
+            state.devices[path] = device
+            if !gone.isEmpty { emit(path, BlueZInterface.device1, remove: gone) }
+        }
+        for path in state.devices.keys.sorted() {
+            guard let device = state.devices[path], device.adapterIndex == index, device.temporary else { continue }
+            let connectable = state.peripherals[device.address]?.definition.connectable ?? false
+            let keepConnected = profile.keepsConnectedTemporaries && device.connected
+            if !connectable && !keepConnected { removeDevice(&state, path) }
+        }
+        state.adapters[index].discovering = false
+        emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
+    }
+
+    private func setDiscoveryFilter(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
+        guard let sender = call.sender else { return reply.fail(Self.error(BlueZErrorName.failed, "no sender")) }
+        let invalid = Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidArguments)
+        guard case .dictionary(_, _, let entries)? = call.body.first else { return reply.fail(invalid) }
+        var dictionary: [String: DBusValue] = [:]
+        for entry in entries {
+            guard case .string(let key) = entry.key else { return reply.fail(invalid) }
+            dictionary[key] = entry.value
+        }
+        let filter: DiscoveryFilter?
+        do {
+            if dictionary.isEmpty {
+                filter = nil
+            } else {
+                let parsed = try DiscoveryFilter(dictionary: dictionary)
+                try parsed.validate()
+                if parsed.autoConnect != nil && !profile.disconnectedSignal { return reply.fail(invalid) }
+                filter = parsed
+            }
+        } catch {
+            return reply.fail(invalid)
+        }
+        core.state.withLock { state in
+            guard isCurrent(state), state.adapters.indices.contains(index) else { return }
+            guard state.adapters[index].powered else {
+                return reply.fail(Self.error(BlueZErrorName.notReady, BlueZErrorMessage.notReady))
+            }
+            state.filters[index, default: [:]][sender] = filter
+            if state.discovery[index]?[sender] != nil { state.discovery[index]?[sender]?.filter = filter }
+            reply.succeed()
+        }
+    }
+
+    private func removeDeviceCall(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
+        guard case .objectPath(let path)? = call.body.first else {
+            return reply.fail(Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidArguments))
+        }
+        core.state.withLock { state in
+            guard isCurrent(state) else { return }
+            guard let device = state.devices[path], device.adapterIndex == index else {
+                return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
+            }
+            guard state.adapters[index].powered else {
+                return reply.fail(Self.error(BlueZErrorName.notReady, BlueZErrorMessage.notReady))
+            }
+            if device.connected { linkDown(&state, path, reason: .local) }
+            state.stored.remove(device.address)
+            removeDevice(&state, path)
+            reply.succeed()
+        }
+    }
+
+    // MARK: Power
+
+    /// Powers an adapter on or off the way bluetoothd's `adapter_stop` does: sessions freed,
+    /// links dropped, temporary devices removed, `Discovering=false`, then `Powered`.
+    func applyPower(_ on: Bool, adapter index: Int, emitPowered: Bool) {
+        core.state.withLock { state in
+            guard isCurrent(state), state.adapters.indices.contains(index) else { return }
+            guard state.adapters[index].powered != on else { return }
+            let path = state.adapters[index].path
+            if !on {
+                for devicePath in state.devices.keys.sorted() {
+                    guard let device = state.devices[devicePath], device.adapterIndex == index else { continue }
+                    for pending in device.pendingConnects {
+                        pending.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.leConnectionAbortByLocal))
+                    }
+                    state.devices[devicePath]?.pendingConnects = []
+                    if device.connected { linkDown(&state, devicePath, reason: .local) }
+                }
+                if state.adapters[index].discovering {
+                    state.discovery[index] = [:]
+                    stopDiscovery(&state, adapter: index)
+                }
+                for devicePath in state.devices.keys.sorted() {
+                    guard let device = state.devices[devicePath], device.adapterIndex == index, device.temporary
+                    else { continue }
+                    removeDevice(&state, devicePath)
+                }
+            }
+            state.adapters[index].powered = on
+            var changes: [(String, DBusValue)] = []
+            if emitPowered { changes.append(("Powered", .boolean(on))) }
+            if profile.powerState { changes.append(("PowerState", .string(on ? "on" : "off"))) }
+            if !changes.isEmpty { emit(path, BlueZInterface.adapter1, set: changes) }
+        }
+    }
+}
+
+/// Nanoseconds on the monotonic clock.
+enum MonotonicNanos {
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    static func of(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}

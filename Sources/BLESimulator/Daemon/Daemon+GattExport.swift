@@ -1,0 +1,116 @@
+import BlueZ
+import DBus
+import Foundation
+
+extension Daemon {
+    /// Exports a resolved GATT database: one `InterfacesAdded` per service, characteristic and
+    /// descriptor, in handle order (trace §13.2).
+    func exportGatt(_ layout: GattLayout, _ record: PeripheralRecord, device: ObjectPath) {
+        let handles = profile.gattHandles
+        for (serviceIndex, service) in layout.services.enumerated() {
+            let includes = service.includes.compactMap { uuid in layout.services.first { $0.uuid == uuid }?.path }
+            var serviceProperties = [
+                ExportedProperty("UUID", value: .string(service.uuid)),
+                ExportedProperty("Primary", value: .boolean(service.primary)),
+                ExportedProperty("Device", value: .objectPath(device)),
+                ExportedProperty("Includes", value: .array(.objectPath, includes.map { .objectPath($0) })),
+            ]
+            if handles { serviceProperties.append(ExportedProperty("Handle", value: .uint16(service.handle))) }
+            try? connection.export(
+                [ExportedInterface(BlueZInterface.gattService1, properties: serviceProperties)], at: service.path)
+            for (characteristicIndex, characteristic) in service.characteristics.enumerated() {
+                let key = ValueKey(service: serviceIndex, characteristic: characteristicIndex)
+                try? connection.export(
+                    [characteristicInterface(characteristic, key: key, service: service.path, device: device)],
+                    at: characteristic.path)
+                for (descriptorIndex, descriptor) in characteristic.descriptors.enumerated() {
+                    let userIndex = descriptor.isCCC ? -2 : descriptorIndex - (characteristic.notifies ? 1 : 0)
+                    let descriptorKey = ValueKey(
+                        service: serviceIndex, characteristic: characteristicIndex, descriptor: userIndex)
+                    try? connection.export(
+                        [descriptorInterface(descriptor, key: descriptorKey, characteristic: characteristic.path, device: device)],
+                        at: descriptor.path)
+                }
+            }
+        }
+    }
+
+    private func characteristicInterface(
+        _ characteristic: GattLayout.Characteristic, key: ValueKey, service: ObjectPath, device: ObjectPath
+    ) throws(DBusError) -> ExportedInterface {
+        let flags = characteristic.flags
+        var properties = [
+            ExportedProperty("UUID", value: .string(characteristic.uuid)),
+            ExportedProperty("Service", value: .objectPath(service)),
+            ExportedProperty("Value", value: .bytes(Data())),
+            ExportedProperty("Flags", value: .array(.string, flags.map { .string($0) })),
+            ExportedProperty("MTU", absentOf: .uint16),
+        ]
+        if characteristic.notifies { properties.append(ExportedProperty("Notifying", value: .boolean(false))) }
+        if flags.contains("write-without-response") {
+            properties.append(ExportedProperty("WriteAcquired", value: .boolean(false)))
+        }
+        if flags.contains("notify") || (profile.acquireNotifyOnIndicate && flags.contains("indicate")) {
+            properties.append(ExportedProperty("NotifyAcquired", value: .boolean(false)))
+        }
+        if profile.gattHandles { properties.append(ExportedProperty("Handle", value: .uint16(characteristic.handle))) }
+        let path = characteristic.path
+        let target = GattTarget(device: device, path: path, key: key, uuid: characteristic.uuid, flags: flags)
+        var methods: [ExportedMethod] = [
+            .deferred(BlueZMethod.readValue, in: try Signature("a{sv}"), out: try Signature("ay")) {
+                [weak self] call, reply in self?.readValue(call, reply, target)
+            },
+            .deferred(BlueZMethod.writeValue, in: try Signature("aya{sv}")) { [weak self] call, reply in
+                self?.writeValue(call, reply, target)
+            },
+            .deferred(BlueZMethod.startNotify) { [weak self] call, reply in self?.startNotify(call, reply, target) },
+            .deferred(BlueZMethod.stopNotify) { [weak self] call, reply in self?.stopNotify(call, reply, target) },
+            .deferred(BlueZMethod.acquireNotify, in: try Signature("a{sv}"), out: try Signature("hq")) {
+                [weak self] call, reply in self?.acquireNotify(call, reply, target)
+            },
+            .deferred(BlueZMethod.acquireWrite, in: try Signature("a{sv}"), out: try Signature("hq")) {
+                [weak self] call, reply in self?.acquireWrite(call, reply, target)
+            },
+        ]
+        methods.sort { $0.name.rawValue < $1.name.rawValue }
+        return ExportedInterface(BlueZInterface.gattCharacteristic1, methods: methods, properties: properties)
+    }
+
+    private func descriptorInterface(
+        _ descriptor: GattLayout.Descriptor, key: ValueKey, characteristic: ObjectPath, device: ObjectPath
+    ) throws(DBusError) -> ExportedInterface {
+        var properties = [
+            ExportedProperty("UUID", value: .string(descriptor.uuid)),
+            ExportedProperty("Characteristic", value: .objectPath(characteristic)),
+            ExportedProperty("Value", value: .bytes(Data())),
+        ]
+        if profile.gattHandles { properties.append(ExportedProperty("Handle", value: .uint16(descriptor.handle))) }
+        let target = GattTarget(
+            device: device, path: descriptor.path, key: key, uuid: descriptor.uuid,
+            flags: descriptor.writable ? ["read", "write"] : ["read"], isDescriptor: true, isCCC: descriptor.isCCC)
+        return ExportedInterface(
+            BlueZInterface.gattDescriptor1,
+            methods: [
+                .deferred(BlueZMethod.readValue, in: try Signature("a{sv}"), out: try Signature("ay")) {
+                    [weak self] call, reply in self?.readValue(call, reply, target)
+                },
+                .deferred(BlueZMethod.writeValue, in: try Signature("aya{sv}")) { [weak self] call, reply in
+                    self?.writeValue(call, reply, target)
+                },
+            ], properties: properties)
+    }
+}
+
+/// What a GATT method call acts on.
+struct GattTarget: Sendable {
+    var device: ObjectPath
+    var path: ObjectPath
+    var key: ValueKey
+    var uuid: String
+    var flags: [String]
+    var isDescriptor = false
+    var isCCC = false
+
+    var interface: InterfaceName { isDescriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1 }
+    var notifies: Bool { flags.contains("notify") || flags.contains("indicate") }
+}

@@ -1,0 +1,208 @@
+import BlueZ
+import DBus
+import Foundation
+
+extension Daemon {
+    /// The client-side options dict: keys compared case-insensitively, `offset` must be `q`,
+    /// `type` must be `s` (bluez-dbus-api.md §4.4).
+    struct GattOptions {
+        var offset: UInt16 = 0
+        var type: String?
+
+        init(_ value: DBusValue?) throws(DBusError) {
+            guard case .dictionary(_, _, let entries)? = value else { return }
+            for entry in entries {
+                guard case .string(let key) = entry.key else { continue }
+                switch (key.lowercased(), entry.value.unwrappingVariant) {
+                case ("offset", .uint16(let offset)): self.offset = offset
+                case ("offset", _): throw Daemon.invalidArguments
+                case ("type", .string(let type)): self.type = type.lowercased()
+                case ("type", _): throw Daemon.invalidArguments
+                default: continue
+                }
+            }
+        }
+    }
+
+    static let invalidArguments = error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidArguments)
+    static let notConnected = error(BlueZErrorName.failed, BlueZErrorMessage.notConnected)
+    static let linkLost = error(BlueZErrorName.failed, BlueZErrorMessage.attError(0x0e))
+
+    /// The device state and peripheral record a GATT call needs, or the error to answer.
+    private func connectedDevice(_ state: SimState, _ target: GattTarget) -> Result<(DeviceState, PeripheralRecord), DBusError>
+    {
+        guard let device = state.devices[target.device], device.connected, device.gatt != nil,
+            let record = state.peripherals[device.address]
+        else { return .failure(Self.notConnected) }
+        return .success((device, record))
+    }
+
+    // MARK: Read
+
+    func readValue(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
+        core.state.withLock { state in
+            guard isCurrent(state) else { return }
+            let options: GattOptions
+            do throws(DBusError) { options = try GattOptions(call.body.first) } catch { return reply.fail(error) }
+            let device: DeviceState
+            let record: PeripheralRecord
+            switch connectedDevice(state, target) {
+            case .failure(let error): return reply.fail(error)
+            case .success(let found): (device, record) = found
+            }
+            let generation = device.linkGeneration
+            var delay = Duration.zero
+            switch state.takeFault(.read, address: device.address.description, characteristic: target.uuid) {
+            case .fail(let name, let message)?: return reply.fail(Self.error(name, message))
+            case .attError(let code)?: return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+            case .noReply?: return hold(reply)
+            case .dropLink?:
+                linkDown(&state, target.device, reason: .timeout)
+                return reply.fail(Self.linkLost)
+            case .delay(let extra)?: delay = extra
+            case nil: break
+            }
+            if !target.isDescriptor, let code = characteristicDefinition(record, target.key)?.readError {
+                return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+            }
+            schedule(&state, after: delay) { daemon, state in
+                guard let current = state.devices[target.device], current.linkGeneration == generation else {
+                    return reply.fail(Self.linkLost)
+                }
+                let value = daemon.currentValue(state, current, record: state.peripherals[current.address], target)
+                guard Int(options.offset) <= value.count else {
+                    return reply.fail(Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidOffset))
+                }
+                let result = Data(value.dropFirst(Int(options.offset)))
+                state.statistics.gattOperations += 1
+                // The cached Value changes, announced before the reply (trace §13.4).
+                daemon.emit(target.path, target.interface, set: [("Value", .bytes(result))])
+                reply.succeed([.bytes(result)])
+            }
+        }
+    }
+
+    func currentValue(_ state: SimState, _ device: DeviceState, record: PeripheralRecord?, _ target: GattTarget) -> Data {
+        if target.isCCC {
+            let characteristic = target.path.parent ?? .root
+            let on = !(device.notifySessions[characteristic]?.isEmpty ?? true)
+            return Data([on ? 1 : 0, 0])
+        }
+        return record?.values[target.key] ?? Data()
+    }
+
+    private func characteristicDefinition(_ record: PeripheralRecord, _ key: ValueKey) -> VirtualCharacteristic? {
+        let services = record.definition.services
+        guard services.indices.contains(key.service),
+            services[key.service].characteristics.indices.contains(key.characteristic)
+        else { return nil }
+        return services[key.service].characteristics[key.characteristic]
+    }
+
+    /// A reply kept unanswered on purpose (fault `noReply`): the client's timeout must fire.
+    private func hold(_ reply: MethodReply) {
+        let task = Task {
+            // Keeps the reply alive (unanswered) until the daemon stops.
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            withExtendedLifetime(reply) {}
+        }
+        addTask(task)
+    }
+
+    // MARK: Write
+
+    func writeValue(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
+        core.state.withLock { state in
+            guard isCurrent(state) else { return }
+            guard case .bytes(let value)? = call.body.first else { return reply.fail(Self.invalidArguments) }
+            let options: GattOptions
+            do throws(DBusError) { options = try GattOptions(call.body.count > 1 ? call.body[1] : nil) } catch { return reply.fail(error) }
+            var device: DeviceState
+            let record: PeripheralRecord
+            switch connectedDevice(state, target) {
+            case .failure(let error): return reply.fail(error)
+            case .success(let found): (device, record) = found
+            }
+            if target.isCCC {
+                return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.writeNotPermitted))
+            }
+            if device.acquiredWrite[target.path] != nil {
+                return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.writeAcquired))
+            }
+            if device.writesInFlight.contains(target.path) {
+                return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
+            }
+            let mtu = Int(record.definition.mtu)
+            let kind: String
+            if target.isDescriptor {
+                kind = "request"
+            } else if let explicit = options.type {
+                guard ["request", "command", "reliable"].contains(explicit) else {
+                    return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported))
+                }
+                kind = explicit
+            } else if target.flags.contains("reliable-write") {
+                kind = "reliable"
+            } else if target.flags.contains("write") {
+                kind = "request"
+            } else if target.flags.contains("write-without-response") {
+                kind = "command"
+            } else {
+                return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported))
+            }
+            if kind == "command" {
+                if options.offset != 0 {
+                    return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported))
+                }
+                if value.count > mtu - 3 {
+                    return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedToInitiateWrite))
+                }
+            }
+            if Int(options.offset) + value.count > 512 {
+                return reply.fail(Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidLength))
+            }
+            let generation = device.linkGeneration
+            var delay = Duration.zero
+            switch state.takeFault(.write, address: device.address.description, characteristic: target.uuid) {
+            case .fail(let name, let message)?: return reply.fail(Self.error(name, message))
+            case .attError(let code)?: return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+            case .noReply?: return hold(reply)
+            case .dropLink?:
+                linkDown(&state, target.device, reason: .timeout)
+                return reply.fail(Self.linkLost)
+            case .delay(let extra)?: delay = extra
+            case nil: break
+            }
+            if !target.isDescriptor, kind != "command", let code = characteristicDefinition(record, target.key)?.writeError {
+                return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+            }
+            if kind != "command" {
+                device.writesInFlight.insert(target.path)
+                state.devices[target.device] = device
+            }
+            schedule(&state, after: delay) { daemon, state in
+                state.devices[target.device]?.writesInFlight.remove(target.path)
+                guard let current = state.devices[target.device], current.linkGeneration == generation else {
+                    return reply.fail(Self.linkLost)
+                }
+                daemon.store(&state, current.address, target.key, value, offset: Int(options.offset))
+                state.statistics.gattOperations += 1
+                reply.succeed()
+            }
+        }
+    }
+
+    /// Writes land in the peripheral's database (a long write at `offset` splices).
+    func store(_ state: inout SimState, _ address: BluetoothAddress, _ key: ValueKey, _ value: Data, offset: Int) {
+        guard var record = state.peripherals[address] else { return }
+        var current = record.values[key] ?? Data()
+        if offset == 0 {
+            current = value
+        } else {
+            if current.count < offset { current.append(Data(count: offset - current.count)) }
+            current = current.prefix(offset) + value
+        }
+        record.values[key] = current
+        state.peripherals[address] = record
+    }
+}

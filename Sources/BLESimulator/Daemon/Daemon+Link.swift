@@ -1,0 +1,240 @@
+import BlueZ
+import DBus
+import Foundation
+
+extension Daemon {
+    /// Runs `action` under the state lock now (zero delay) or after `delay`, unless the daemon
+    /// was replaced meanwhile.
+    func schedule(_ state: inout SimState, after delay: Duration, _ action: @escaping @Sendable (Daemon, inout SimState) -> Void) {
+        if delay == .zero {
+            action(self, &state)
+            return
+        }
+        let task = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard let self else { return }
+            self.core.state.withLock { state in
+                guard self.isCurrent(state) else { return }
+                action(self, &state)
+            }
+        }
+        addTask(task)
+    }
+
+    // MARK: Connect
+
+    func connectCall(_ call: DBusMessage, _ reply: MethodReply, _ path: ObjectPath) {
+        core.state.withLock { state in
+            guard isCurrent(state), var device = state.devices[path] else {
+                return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
+            }
+            guard state.adapters[device.adapterIndex].powered else {
+                return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.leConnectionAbortByLocal))
+            }
+            if device.connected { return reply.succeed() }
+            if !device.pendingConnects.isEmpty {
+                return reply.fail(
+                    profile.connectInProgressError
+                        ? Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress)
+                        : Self.error(BlueZErrorName.failed, BlueZErrorMessage.operationAlreadyInProgress))
+            }
+            // Connect makes the device persistent, except for private random addresses (§3.7).
+            if !device.address.isPrivate(addressType: AddressType(rawValue: addressType(of: device, state))) {
+                device.temporary = false
+                state.stored.insert(device.address)
+            }
+            device.pendingConnects.append(reply)
+            device.linkGeneration += 1
+            let generation = device.linkGeneration
+            state.devices[path] = device
+            let address = device.address.description
+            let reachable = state.peripherals[device.address].map { $0.definition.connectable } ?? false
+            var delay = options.connectDelay
+            switch state.takeFault(.connect, address: address) {
+            case .fail(let name, let message)?:
+                schedule(&state, after: delay) { daemon, state in
+                    daemon.failConnect(&state, path, generation, Self.error(name, message))
+                }
+                return
+            case .attError?, .dropLink?:
+                schedule(&state, after: delay) { daemon, state in
+                    daemon.failConnect(
+                        &state, path, generation,
+                        Self.error(BlueZErrorName.failed, BlueZErrorMessage.leConnectionAbortByLocal))
+                }
+                return
+            case .delay(let extra)?:
+                delay += extra
+            case .noReply?:
+                return
+            case nil:
+                break
+            }
+            guard reachable else {
+                schedule(&state, after: options.connectTimeout) { daemon, state in
+                    daemon.failConnect(
+                        &state, path, generation,
+                        Self.error(BlueZErrorName.failed, BlueZErrorMessage.leConnectionAbortByLocal))
+                }
+                return
+            }
+            schedule(&state, after: delay) { daemon, state in daemon.linkUp(&state, path, generation) }
+        }
+    }
+
+    private func addressType(of device: DeviceState, _ state: SimState) -> String {
+        state.peripherals[device.address]?.definition.addressType ?? "public"
+    }
+
+    private func failConnect(_ state: inout SimState, _ path: ObjectPath, _ generation: Int, _ error: DBusError) {
+        guard var device = state.devices[path], device.linkGeneration == generation else { return }
+        let waiting = device.pendingConnects
+        device.pendingConnects = []
+        state.devices[path] = device
+        for reply in waiting { reply.fail(error) }
+    }
+
+    /// The link is up: `Connected=true`, the Connect reply, then discovery (§3.4).
+    private func linkUp(_ state: inout SimState, _ path: ObjectPath, _ generation: Int) {
+        guard var device = state.devices[path], device.linkGeneration == generation, !device.pendingConnects.isEmpty
+        else { return }
+        let waiting = device.pendingConnects
+        device.pendingConnects = []
+        device.connected = true
+        state.devices[path] = device
+        state.statistics.connections += 1
+        emit(path, BlueZInterface.device1, set: [("Connected", .boolean(true))])
+        for reply in waiting { reply.succeed() }
+        schedule(&state, after: options.resolveDelay) { daemon, state in daemon.resolve(&state, path, generation) }
+    }
+
+    /// GATT objects (first time only: the cache keeps them), MTU, then `ServicesResolved`.
+    private func resolve(_ state: inout SimState, _ path: ObjectPath, _ generation: Int) {
+        guard var device = state.devices[path], device.linkGeneration == generation, device.connected,
+            let record = state.peripherals[device.address]
+        else { return }
+        if device.gatt == nil {
+            guard let layout = try? GattLayout(peripheral: record.definition, devicePath: path) else { return }
+            device.gatt = layout
+            exportGatt(layout, record, device: path)
+        }
+        device.servicesResolved = true
+        state.devices[path] = device
+        if let gatt = device.gatt {
+            for service in gatt.services {
+                for characteristic in service.characteristics {
+                    emit(
+                        characteristic.path, BlueZInterface.gattCharacteristic1,
+                        set: [("MTU", .uint16(record.definition.mtu))])
+                }
+            }
+        }
+        emit(
+            path, BlueZInterface.device1,
+            set: [
+                ("UUIDs", .array(.string, (device.gatt?.serviceUUIDs ?? []).map { .string($0) })),
+                ("ServicesResolved", .boolean(true)),
+            ])
+        // Subscriptions survive the link and re-arm on reconnection (Q7).
+        for characteristic in device.notifySessions.keys.sorted() { startTicker(&state, characteristic) }
+    }
+
+    // MARK: Disconnect
+
+    func disconnectCall(_ call: DBusMessage, _ reply: MethodReply, _ path: ObjectPath) {
+        core.state.withLock { state in
+            guard isCurrent(state), var device = state.devices[path] else {
+                return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
+            }
+            if !device.pendingConnects.isEmpty {
+                // Disconnect cancels a pending Connect with br-connection-canceled, even for LE.
+                let waiting = device.pendingConnects
+                device.pendingConnects = []
+                device.linkGeneration += 1
+                state.devices[path] = device
+                for pending in waiting {
+                    pending.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.bredrConnectionCanceled))
+                }
+            }
+            guard device.connected else { return reply.succeed() }
+            let generation = device.linkGeneration
+            schedule(&state, after: options.disconnectDelay) { daemon, state in
+                guard state.devices[path]?.linkGeneration == generation else { return reply.succeed() }
+                daemon.linkDown(&state, path, reason: .local)
+                reply.succeed()
+            }
+        }
+    }
+
+    /// The link went down: `ServicesResolved=false`, (≥5.83) `Disconnected(reason)`,
+    /// `Connected=false`; acquired channels hang up; GATT objects stay (`Cache=always`).
+    func linkDown(_ state: inout SimState, _ path: ObjectPath, reason: DisconnectReason) {
+        guard var device = state.devices[path], device.connected else { return }
+        device.connected = false
+        device.servicesResolved = false
+        device.linkGeneration += 1
+        device.writesInFlight.removeAll()
+        for (characteristic, channel) in device.acquiredNotify {
+            channel.descriptor.close()
+            emit(characteristic, BlueZInterface.gattCharacteristic1, set: [("NotifyAcquired", .boolean(false))])
+        }
+        for (characteristic, channel) in device.acquiredWrite {
+            channel.descriptor.close()
+            emit(characteristic, BlueZInterface.gattCharacteristic1, set: [("WriteAcquired", .boolean(false))])
+        }
+        device.acquiredNotify.removeAll()
+        device.acquiredWrite.removeAll()
+        device.lastSeen = MonotonicNanos.now()
+        state.devices[path] = device
+        if let gatt = device.gatt {
+            for service in gatt.services {
+                for characteristic in service.characteristics {
+                    emit(characteristic.path, BlueZInterface.gattCharacteristic1, remove: ["MTU"])
+                }
+            }
+        }
+        if profile.disconnectedSignal {
+            emit(path, BlueZInterface.device1, set: [("ServicesResolved", .boolean(false))])
+            try? connection.emitSignal(
+                path: path, interface: BlueZInterface.device1, member: BlueZSignal.disconnected,
+                arguments: [.string(reason.name), .string(reason.message)])
+            emit(path, BlueZInterface.device1, set: [("Connected", .boolean(false))])
+        } else {
+            emit(path, BlueZInterface.device1, set: [("ServicesResolved", .boolean(false)), ("Connected", .boolean(false))])
+        }
+    }
+
+    // MARK: Pairing
+
+    func pairCall(_ call: DBusMessage, _ reply: MethodReply, _ path: ObjectPath) {
+        core.state.withLock { state in
+            guard isCurrent(state), var device = state.devices[path] else {
+                return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
+            }
+            if device.paired {
+                return reply.fail(Self.error(BlueZErrorName.alreadyExists, BlueZErrorMessage.alreadyExists))
+            }
+            device.paired = true
+            device.temporary = false
+            state.stored.insert(device.address)
+            state.devices[path] = device
+            emit(path, BlueZInterface.device1, set: [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
+            reply.succeed()
+        }
+    }
+
+    /// Without a pairing in progress bluetoothd drops the keys and answers `DoesNotExist` (Q24).
+    func cancelPairingCall(_ call: DBusMessage, _ reply: MethodReply, _ path: ObjectPath) {
+        core.state.withLock { state in
+            guard isCurrent(state), var device = state.devices[path] else {
+                return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
+            }
+            if device.paired {
+                device.paired = false
+                state.devices[path] = device
+                emit(path, BlueZInterface.device1, set: [("Paired", .boolean(false)), ("Bonded", .boolean(false))])
+            }
+            reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
+        }
+    }
+}

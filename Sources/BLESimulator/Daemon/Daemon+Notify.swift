@@ -1,0 +1,239 @@
+import BlueZ
+import DBus
+import Foundation
+import Glibc
+
+extension Daemon {
+    // MARK: StartNotify / StopNotify
+
+    func startNotify(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
+        guard let sender = call.sender else { return reply.fail(Self.invalidArguments) }
+        core.state.withLock { state in
+            guard isCurrent(state), var device = state.devices[target.device] else {
+                return reply.fail(Self.notConnected)
+            }
+            guard target.notifies else {
+                return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported))
+            }
+            if device.acquiredNotify[target.path] != nil {
+                return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.notifyAcquired))
+            }
+            if device.notifySessions[target.path]?.contains(sender) ?? false { return reply.succeed() }
+            if device.connected, case .fail(let name, let message)? = state.takeFault(
+                .startNotify, address: device.address.description, characteristic: target.uuid)
+            {
+                return reply.fail(Self.error(name, message))
+            }
+            let first = device.notifySessions[target.path]?.isEmpty ?? true
+            device.notifySessions[target.path, default: []].insert(sender)
+            state.devices[target.device] = device
+            // Stored while disconnected and applied at the next connection (Q8).
+            guard device.connected else { return reply.succeed() }
+            if first { setNotifying(true, target.path) }
+            reply.succeed()
+            if first { startTicker(&state, target.path) }
+        }
+    }
+
+    func stopNotify(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
+        guard let sender = call.sender else { return reply.fail(Self.invalidArguments) }
+        core.state.withLock { state in
+            guard isCurrent(state), var device = state.devices[target.device] else {
+                return reply.fail(Self.notConnected)
+            }
+            if let channel = device.acquiredNotify.removeValue(forKey: target.path) {
+                channel.descriptor.close()
+                state.devices[target.device] = device
+                emit(target.path, target.interface, set: [("NotifyAcquired", .boolean(false))])
+                return reply.succeed()
+            }
+            guard device.notifySessions[target.path]?.remove(sender) != nil else {
+                return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.noNotifySessionStarted))
+            }
+            let last = device.notifySessions[target.path]?.isEmpty ?? true
+            if last { device.notifySessions[target.path] = nil }
+            state.devices[target.device] = device
+            if last { setNotifying(false, target.path) }
+            reply.succeed()
+        }
+    }
+
+    func setNotifying(_ on: Bool, _ path: ObjectPath) {
+        emit(path, BlueZInterface.gattCharacteristic1, set: [("Notifying", .boolean(on))])
+    }
+
+    // MARK: AcquireNotify / AcquireWrite
+
+    func acquireNotify(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
+        guard let sender = call.sender else { return reply.fail(Self.invalidArguments) }
+        core.state.withLock { state in
+            guard isCurrent(state), var device = state.devices[target.device], device.connected,
+                let record = state.peripherals[device.address]
+            else { return reply.fail(Self.notConnected) }
+            let allowed = target.flags.contains("notify") || (profile.acquireNotifyOnIndicate && target.notifies)
+            guard allowed else { return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported)) }
+            if device.acquiredNotify[target.path] != nil {
+                return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.notifyAcquired))
+            }
+            if !(device.notifySessions[target.path]?.isEmpty ?? true) {
+                return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
+            }
+            guard let (ours, theirs) = Self.socketPair() else {
+                return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedAllocateNotifySession))
+            }
+            device.acquiredNotify[target.path] = AcquiredChannel(descriptor: ours, owner: sender)
+            state.devices[target.device] = device
+            emit(target.path, target.interface, set: [("NotifyAcquired", .boolean(true))])
+            reply.succeed([.unixFD(theirs), .uint16(record.definition.mtu)])
+            startTicker(&state, target.path)
+        }
+    }
+
+    func acquireWrite(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
+        guard let sender = call.sender else { return reply.fail(Self.invalidArguments) }
+        core.state.withLock { state in
+            guard isCurrent(state), var device = state.devices[target.device], device.connected,
+                let record = state.peripherals[device.address]
+            else { return reply.fail(Self.notConnected) }
+            guard target.flags.contains("write-without-response") else {
+                return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported))
+            }
+            if device.acquiredWrite[target.path] != nil {
+                return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.writeAcquired))
+            }
+            guard let (ours, theirs) = Self.socketPair() else {
+                return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedToInitiateWrite))
+            }
+            device.acquiredWrite[target.path] = AcquiredChannel(descriptor: ours, owner: sender)
+            state.devices[target.device] = device
+            emit(target.path, target.interface, set: [("WriteAcquired", .boolean(true))])
+            reply.succeed([.unixFD(theirs), .uint16(record.definition.mtu)])
+            readAcquiredWrites(ours, target: target, address: device.address)
+        }
+    }
+
+    /// A non-blocking SEQPACKET pair, as bluetoothd creates for Acquire*.
+    static func socketPair() -> (ours: FileDescriptor, theirs: FileDescriptor)? {
+        var fds: [Int32] = [-1, -1]
+        let kind = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, kind, 0, &fds) == 0 else { return nil }
+        let flags = fcntl(fds[0], F_GETFL)
+        _ = fcntl(fds[0], F_SETFL, flags | O_NONBLOCK)
+        return (FileDescriptor(owning: fds[0]), FileDescriptor(owning: fds[1]))
+    }
+
+    /// Each datagram the client writes becomes one Write Command; EOF releases the channel.
+    private func readAcquiredWrites(_ channel: FileDescriptor, target: GattTarget, address: BluetoothAddress) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: channel.rawValue, queue: Self.channelQueue)
+        source.setEventHandler { [weak self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(channel.rawValue, &buffer, buffer.count)
+                if count > 0 {
+                    let value = Data(buffer[0..<count])
+                    self?.core.state.withLock { state in
+                        self?.store(&state, address, target.key, value, offset: 0)
+                        state.statistics.gattOperations += 1
+                    }
+                    continue
+                }
+                if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
+                source.cancel()
+                self?.releaseAcquiredWrite(target)
+                return
+            }
+        }
+        source.resume()
+    }
+
+    static let channelQueue = DispatchQueue(label: "swift-ble.simulator.channels")
+
+    private func releaseAcquiredWrite(_ target: GattTarget) {
+        core.state.withLock { state in
+            guard isCurrent(state), let channel = state.devices[target.device]?.acquiredWrite[target.path] else { return }
+            channel.descriptor.close()
+            state.devices[target.device]?.acquiredWrite[target.path] = nil
+            emit(target.path, target.interface, set: [("WriteAcquired", .boolean(false))])
+        }
+    }
+
+    // MARK: Pushing values
+
+    /// Sends one notification (or indication) of `value` from a characteristic to whoever
+    /// listens: the AcquireNotify channel if any, else `PropertiesChanged(Value)` while
+    /// someone has a notify session. Returns whether it went out.
+    @discardableResult
+    func push(_ state: inout SimState, _ path: ObjectPath, _ value: Data) -> Bool {
+        guard let devicePath = Self.devicePath(of: path), var device = state.devices[devicePath], device.connected
+        else { return false }
+        if let channel = device.acquiredNotify[path] {
+            let sent = value.withUnsafeBytes { send(channel.descriptor.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 && errno != EAGAIN {
+                channel.descriptor.close()
+                device.acquiredNotify[path] = nil
+                state.devices[devicePath] = device
+                emit(path, BlueZInterface.gattCharacteristic1, set: [("NotifyAcquired", .boolean(false))])
+                return false
+            }
+            if sent >= 0 { state.statistics.notificationsSent += 1 }
+            return sent >= 0
+        }
+        guard !(device.notifySessions[path]?.isEmpty ?? true) else { return false }
+        emit(path, BlueZInterface.gattCharacteristic1, set: [("Value", .bytes(value))])
+        state.statistics.notificationsSent += 1
+        return true
+    }
+
+    /// `/org/bluez/hciN/dev_X` from any path below it.
+    static func devicePath(of path: ObjectPath) -> ObjectPath? {
+        var candidate: ObjectPath? = path
+        while let current = candidate {
+            if current.elements.count == 4 { return current }
+            candidate = current.parent
+        }
+        return nil
+    }
+
+    /// Periodic notifications of characteristics with `notifyIntervalMs`, while subscribed
+    /// (a notify session or an AcquireNotify channel) and connected.
+    func startTicker(_ state: inout SimState, _ path: ObjectPath) {
+        guard let devicePath = Self.devicePath(of: path), let device = state.devices[devicePath],
+            let record = state.peripherals[device.address], let layout = device.gatt
+        else { return }
+        var found: (ValueKey, VirtualCharacteristic)?
+        for (s, service) in layout.services.enumerated() {
+            for (c, characteristic) in service.characteristics.enumerated() where characteristic.path == path {
+                found = (ValueKey(service: s, characteristic: c), characteristic.definition)
+            }
+        }
+        guard let (key, definition) = found, let interval = definition.notifyIntervalMs, interval > 0 else { return }
+        let generation = device.linkGeneration
+        let address = record.definition.address
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(interval))
+                guard let self else { return }
+                let keepGoing = self.core.state.withLock { state -> Bool in
+                    guard self.isCurrent(state), let device = state.devices[devicePath],
+                        device.linkGeneration == generation, device.connected,
+                        device.acquiredNotify[path] != nil || !(device.notifySessions[path]?.isEmpty ?? true),
+                        var record = state.peripherals[device.address]
+                    else { return false }
+                    var value = record.values[key] ?? Data()
+                    if !definition.notifyValues.isEmpty {
+                        let cursor = record.notifyCursor[key, default: 0]
+                        value = definition.notifyValues[cursor % definition.notifyValues.count].data
+                        record.notifyCursor[key] = cursor + 1
+                        record.values[key] = value
+                        state.peripherals[device.address] = record
+                    }
+                    self.push(&state, path, value)
+                    return true
+                }
+                if !keepGoing { return }
+            }
+            _ = address
+        }
+        addTask(task)
+    }
+}

@@ -1,0 +1,182 @@
+import BlueZ
+import DBus
+import Foundation
+import Synchronization
+
+/// One lifetime of the simulated bluetoothd: a bus connection that owns `org.bluez` and
+/// exports its object tree. A restart is a new `Daemon` under a new unique name, as when the
+/// real daemon restarts.
+final class Daemon: Sendable {
+    let connection: Connection
+    let core: SimulatorCore
+    let generation: Int
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    private init(connection: Connection, core: SimulatorCore, generation: Int) {
+        self.connection = connection
+        self.core = core
+        self.generation = generation
+    }
+
+    var profile: BlueZProfile { core.profile }
+    var options: SimulatorOptions { core.options }
+
+    /// Connects, exports the tree, then takes `org.bluez`, so a client that sees the name
+    /// appear finds the objects already there.
+    static func start(core: SimulatorCore, bus: Connection.Bus) async throws(DBusError) -> Daemon {
+        var connectionOptions = ConnectionOptions()
+        connectionOptions.exportConventions = .gdbus
+        let connection = try await Connection(bus: bus, options: connectionOptions)
+        let generation = core.state.withLock { state -> Int in
+            state.generation += 1
+            return state.generation
+        }
+        let daemon = Daemon(connection: connection, core: core, generation: generation)
+        do throws(DBusError) {
+            try daemon.exportInitialTree()
+            let owners = try await connection.nameOwnerChanges()
+            daemon.watchClients(owners)
+            let reply = try await connection.requestName(BlueZService.busName, flags: [.doNotQueue])
+            guard reply == .primaryOwner || reply == .alreadyOwner else {
+                throw DBusError(.nameNotOwned, message: "org.bluez is owned by someone else on this bus")
+            }
+        } catch {
+            daemon.shutdown()
+            throw error
+        }
+        daemon.startRadio()
+        return daemon
+    }
+
+    /// Stops the daemon: the bus sees `org.bluez` lose its owner and every object vanish.
+    func shutdown() {
+        let running = tasks.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
+        }
+        for task in running { task.cancel() }
+        core.state.withLock { state in
+            for device in state.devices.values {
+                for reply in device.pendingConnects {
+                    reply.fail(DBusError.reply(BlueZErrorName.failed, BlueZErrorMessage.bredrConnectionCanceled))
+                }
+                for channel in device.acquiredNotify.values { channel.descriptor.close() }
+                for channel in device.acquiredWrite.values { channel.descriptor.close() }
+            }
+            state.devices.removeAll()
+            state.discovery.removeAll()
+            state.filters.removeAll()
+        }
+        connection.close()
+    }
+
+    func addTask(_ task: Task<Void, Never>) {
+        tasks.withLock { $0.append(task) }
+    }
+
+    /// Whether this daemon is still the current one.
+    func isCurrent(_ state: SimState) -> Bool { state.generation == generation }
+
+    // MARK: The tree at start-up
+
+    private func exportInitialTree() throws(DBusError) {
+        connection.addObjectManager(at: .root)
+        try connection.export(
+            [
+                ExportedInterface(BlueZInterface.agentManager1, methods: try agentManagerMethods()),
+                ExportedInterface(try InterfaceName("org.bluez.ProfileManager1")),
+            ], at: BlueZService.managerPath)
+        try core.state.withLock { (state: inout SimState) throws(DBusError) in
+            if state.adapters.isEmpty {
+                for (index, text) in options.adapters.enumerated() {
+                    state.adapters.append(
+                        AdapterState(
+                            index: index, path: try BlueZPath.adapter(index: index),
+                            address: try BluetoothAddress(text), powered: options.poweredOnStart))
+                }
+            } else {
+                // bluetoothd restarted: AutoEnable powers adapters again; discovery is gone.
+                for index in state.adapters.indices {
+                    state.adapters[index].discovering = false
+                    state.adapters[index].powered = options.poweredOnStart
+                }
+            }
+            for adapter in state.adapters {
+                try connection.export(adapterInterfaces(adapter), at: adapter.path)
+            }
+            for address in state.stored.sorted() {
+                guard let record = state.peripherals[address] else { continue }
+                for adapter in state.adapters {
+                    try addDevice(&state, record.definition, address: address, adapter: adapter, fromStorage: true)
+                }
+            }
+        }
+    }
+
+    /// bluetoothd answers agent registration; pairing here never needs one (Just Works).
+    private func agentManagerMethods() throws(DBusError) -> [ExportedMethod] {
+        [
+            .immediate(BlueZMethod.registerAgent, in: try Signature("os")) { _ in [] },
+            .immediate(BlueZMethod.unregisterAgent, in: try Signature("o")) { _ in [] },
+            .immediate(BlueZMethod.requestDefaultAgent, in: try Signature("o")) { _ in [] },
+        ]
+    }
+
+    // MARK: Clients leaving the bus
+
+    /// bluetoothd drops a client's discovery sessions, filters and notify sessions when its
+    /// unique name leaves the bus (quirk Q14).
+    private func watchClients(_ changes: NameOwnerChanges) {
+        let task = Task { [weak self] in
+            for await change in changes {
+                guard change.newOwner == nil, change.name.isUnique, let self else { continue }
+                self.clientLeft(change.name)
+            }
+        }
+        addTask(task)
+    }
+
+    private func clientLeft(_ client: BusName) {
+        core.state.withLock { state in
+            guard isCurrent(state) else { return }
+            for index in state.adapters.indices {
+                state.filters[index]?[client] = nil
+                if state.discovery[index]?[client] != nil {
+                    state.discovery[index]?[client] = nil
+                    if state.discovery[index]?.isEmpty ?? false { stopDiscovery(&state, adapter: index) }
+                }
+            }
+            for path in Array(state.devices.keys) {
+                guard var device = state.devices[path] else { continue }
+                for characteristic in Array(device.notifySessions.keys) {
+                    guard device.notifySessions[characteristic]?.remove(client) != nil else { continue }
+                    if device.notifySessions[characteristic]?.isEmpty ?? false {
+                        device.notifySessions[characteristic] = nil
+                        setNotifying(false, characteristic)
+                    }
+                }
+                for (characteristic, channel) in device.acquiredNotify where channel.owner == client {
+                    channel.descriptor.close()
+                    device.acquiredNotify[characteristic] = nil
+                    emit(characteristic, BlueZInterface.gattCharacteristic1, set: [("NotifyAcquired", .boolean(false))])
+                }
+                for (characteristic, channel) in device.acquiredWrite where channel.owner == client {
+                    channel.descriptor.close()
+                    device.acquiredWrite[characteristic] = nil
+                    emit(characteristic, BlueZInterface.gattCharacteristic1, set: [("WriteAcquired", .boolean(false))])
+                }
+                state.devices[path] = device
+            }
+        }
+    }
+
+    // MARK: Emission helpers
+
+    /// One coalesced PropertiesChanged; failures (an object already gone) are ignored, as a
+    /// real daemon has nothing to say about a vanished object.
+    func emit(
+        _ path: ObjectPath, _ interface: InterfaceName, set: [(String, DBusValue)] = [], remove: [String] = []
+    ) {
+        try? connection.updateProperties(set, removing: remove, interface: interface, path: path)
+    }
+}

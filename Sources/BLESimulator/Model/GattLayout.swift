@@ -1,0 +1,98 @@
+import BlueZ
+import DBus
+import Foundation
+
+/// The attribute handles and object paths bluetoothd would give a peripheral's GATT database:
+/// a service at its start handle, each characteristic at its declaration handle (value handle
+/// next), a CCC descriptor after notifying characteristics, then the declared descriptors.
+struct GattLayout: Sendable {
+    struct Service: Sendable {
+        var path: ObjectPath
+        var handle: UInt16
+        var uuid: String
+        var primary: Bool
+        var includes: [String]
+        var characteristics: [Characteristic]
+    }
+
+    struct Characteristic: Sendable {
+        var path: ObjectPath
+        var handle: UInt16
+        var uuid: String
+        var flags: [String]
+        var definition: VirtualCharacteristic
+        var descriptors: [Descriptor]
+        var notifies: Bool { flags.contains("notify") || flags.contains("indicate") }
+    }
+
+    struct Descriptor: Sendable {
+        var path: ObjectPath
+        var handle: UInt16
+        var uuid: String
+        var value: Data
+        var writable: Bool
+        var isCCC: Bool
+    }
+
+    var services: [Service]
+
+    /// bluetoothd leaves GAP and GATT (handles 1…9 on most peripherals) unexported, so the
+    /// first exported service usually starts at 0x000a.
+    static let firstHandle: UInt16 = 0x000a
+
+    init(peripheral: VirtualPeripheral, devicePath: ObjectPath) throws(DBusError) {
+        var handle = Self.firstHandle
+        var services: [Service] = []
+        for service in peripheral.services {
+            guard let uuid = BlueZUUID.canonical(service.uuid) else {
+                throw DBusError(.invalidValue, message: "service UUID \(service.uuid) is not a UUID")
+            }
+            let servicePath = try BlueZPath.service(handle: handle, device: devicePath)
+            let serviceHandle = handle
+            handle &+= 1
+            var characteristics: [Characteristic] = []
+            for characteristic in service.characteristics {
+                guard let characteristicUUID = BlueZUUID.canonical(characteristic.uuid) else {
+                    throw DBusError(.invalidValue, message: "characteristic UUID \(characteristic.uuid) is not a UUID")
+                }
+                let declaration = handle
+                let path = try BlueZPath.characteristic(handle: declaration, service: servicePath)
+                handle &+= 2
+                var descriptors: [Descriptor] = []
+                if characteristic.flags.contains("notify") || characteristic.flags.contains("indicate") {
+                    descriptors.append(
+                        Descriptor(
+                            path: try BlueZPath.descriptor(handle: handle, characteristic: path),
+                            handle: handle, uuid: BlueZUUID.canonical("2902") ?? "", value: Data([0, 0]),
+                            writable: false, isCCC: true))
+                    handle &+= 1
+                }
+                for descriptor in characteristic.descriptors {
+                    guard let descriptorUUID = BlueZUUID.canonical(descriptor.uuid) else {
+                        throw DBusError(.invalidValue, message: "descriptor UUID \(descriptor.uuid) is not a UUID")
+                    }
+                    descriptors.append(
+                        Descriptor(
+                            path: try BlueZPath.descriptor(handle: handle, characteristic: path), handle: handle,
+                            uuid: descriptorUUID, value: descriptor.value.data, writable: descriptor.writable,
+                            isCCC: false))
+                    handle &+= 1
+                }
+                characteristics.append(
+                    Characteristic(
+                        path: path, handle: declaration, uuid: characteristicUUID, flags: characteristic.flags,
+                        definition: characteristic, descriptors: descriptors))
+            }
+            services.append(
+                Service(
+                    path: servicePath, handle: serviceHandle, uuid: uuid, primary: service.primary,
+                    includes: service.includes.compactMap(BlueZUUID.canonical), characteristics: characteristics))
+            // Leave a gap between services, as real databases often do.
+            handle = (handle | 0x000f) &+ 1
+        }
+        self.services = services
+    }
+
+    /// The service UUIDs, as `Device1.UUIDs` lists them after resolution.
+    var serviceUUIDs: [String] { Array(Set(services.map(\.uuid))).sorted() }
+}

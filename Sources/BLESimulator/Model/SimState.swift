@@ -1,0 +1,125 @@
+import BlueZ
+import DBus
+import Foundation
+
+/// Everything the simulator knows, behind one lock: the simulated world (peripherals and
+/// their GATT values, which survive a bluetoothd restart) and the daemon's state (objects,
+/// sessions, links, which do not).
+struct SimState: Sendable {
+    /// Peripherals in radio range, by address.
+    var peripherals: [BluetoothAddress: PeripheralRecord] = [:]
+    /// Devices bluetoothd stored on disk (connected or paired once): they reappear after a
+    /// restart, without RSSI or advertising data.
+    var stored: Set<BluetoothAddress> = []
+    /// Adapter power survives a daemon restart only through AutoEnable; kept per index.
+    var adapters: [AdapterState] = []
+    /// Device objects of the running daemon, by path.
+    var devices: [ObjectPath: DeviceState] = [:]
+    /// Discovery sessions per adapter index and client.
+    var discovery: [Int: [BusName: DiscoverySession]] = [:]
+    /// Pre-set discovery filters per adapter and client (SetDiscoveryFilter before Start).
+    var filters: [Int: [BusName: DiscoveryFilter]] = [:]
+    /// Injected faults, matched in order.
+    var faults: [FaultRule] = []
+    /// Bumped at every daemon restart so work scheduled by an old daemon does nothing.
+    var generation = 0
+    /// Counters for tests and the control interface.
+    var statistics = SimulatorStatistics()
+}
+
+/// A peripheral in the simulated world.
+struct PeripheralRecord: Sendable {
+    var definition: VirtualPeripheral
+    /// Characteristic values by characteristic UUID index path `service/characteristic`.
+    var values: [ValueKey: Data] = [:]
+    /// When its next advertisement is due (monotonic ns).
+    var nextAdvertisement: UInt64 = 0
+    /// Index into `notifyValues` per characteristic, for periodic notifications.
+    var notifyCursor: [ValueKey: Int] = [:]
+
+    init(_ definition: VirtualPeripheral) {
+        self.definition = definition
+        for (s, service) in definition.services.enumerated() {
+            for (c, characteristic) in service.characteristics.enumerated() {
+                values[ValueKey(service: s, characteristic: c)] = characteristic.value.data
+                for (d, descriptor) in characteristic.descriptors.enumerated() {
+                    values[ValueKey(service: s, characteristic: c, descriptor: d)] = descriptor.value.data
+                }
+            }
+        }
+    }
+}
+
+/// Identifies a characteristic or descriptor of a peripheral by position.
+struct ValueKey: Sendable, Hashable {
+    var service: Int
+    var characteristic: Int
+    var descriptor: Int = -1
+}
+
+/// One adapter of the running daemon.
+struct AdapterState: Sendable {
+    var index: Int
+    var path: ObjectPath
+    var address: BluetoothAddress
+    var powered: Bool
+    var discovering = false
+    /// When the current discovery started (monotonic ns), for the scan-start latency.
+    var discoveryStarted: UInt64 = 0
+}
+
+/// A client's discovery session on one adapter.
+struct DiscoverySession: Sendable {
+    var filter: DiscoveryFilter?
+}
+
+/// A device object of the running daemon.
+struct DeviceState: Sendable {
+    var path: ObjectPath
+    var adapterIndex: Int
+    var address: BluetoothAddress
+    var temporary = true
+    var connected = false
+    var servicesResolved = false
+    var paired = false
+    /// Replies owed to Connect calls waiting for the link.
+    var pendingConnects: [MethodReply] = []
+    /// Bumped at every connect and disconnect so stale timers do nothing.
+    var linkGeneration = 0
+    /// The exported GATT database, once resolved (kept after disconnect: `Cache=always`).
+    var gatt: GattLayout?
+    /// Last RSSI reported on D-Bus, if present.
+    var rssi: Int16?
+    var txPower: Int16?
+    var manufacturerData: [UInt16: Data] = [:]
+    var serviceData: [String: Data] = [:]
+    var seenThisDiscovery = false
+    var lastSeen: UInt64 = 0
+    /// Notify sessions per characteristic path: the clients that called StartNotify.
+    var notifySessions: [ObjectPath: Set<BusName>] = [:]
+    /// Characteristics with a write request in flight (BlueZ allows one).
+    var writesInFlight: Set<ObjectPath> = []
+    /// AcquireNotify and AcquireWrite channels, by characteristic path.
+    var acquiredNotify: [ObjectPath: AcquiredChannel] = [:]
+    var acquiredWrite: [ObjectPath: AcquiredChannel] = [:]
+}
+
+/// The simulator's end of an AcquireNotify/AcquireWrite socket pair.
+struct AcquiredChannel: Sendable {
+    var descriptor: FileDescriptor
+    var owner: BusName
+}
+
+/// Counts of what the simulator did, for tests and benchmarks.
+public struct SimulatorStatistics: Sendable, Hashable {
+    /// Advertising reports delivered to discovering adapters.
+    public var advertisementsDelivered = 0
+    /// Notifications and indications sent (D-Bus and AcquireNotify).
+    public var notificationsSent = 0
+    /// Indications confirmed by the (simulated) central stack.
+    public var indicationsConfirmed = 0
+    /// GATT reads and writes served.
+    public var gattOperations = 0
+    /// Connections established.
+    public var connections = 0
+}

@@ -1,0 +1,27 @@
+/// Timing and shape of a simulated bluetoothd. Delays default to zero so tests run fast and
+/// deterministically; set the real values to rehearse timing-sensitive code.
+public struct SimulatorOptions: Sendable, Hashable {
+    /// Adapters `hci0`… to create, with their addresses.
+    public var adapters: [String] = ["00:1A:7D:DA:71:13"]
+    /// Whether adapters start powered (`[Policy] AutoEnable`, default true).
+    public var poweredOnStart = true
+    /// From `Connect` to the link being up (`Connected=true` and the reply).
+    public var connectDelay: Duration = .zero
+    /// From link-up to `ServicesResolved=true` (MTU exchange and discovery).
+    public var resolveDelay: Duration = .zero
+    /// From `Disconnect` to the link going down (bluetoothd's `DISCONNECT_TIMER` is 2 s).
+    public var disconnectDelay: Duration = .zero
+    /// How long a connect to a peripheral that does not answer (not connectable, out of range)
+    /// waits before failing with `le-connection-abort-by-local`.
+    public var connectTimeout: Duration = .milliseconds(200)
+    /// `[General] TemporaryTimeout`: seconds until an unseen temporary device goes.
+    public var temporaryTimeout: Duration = .seconds(30)
+    /// How often the simulated radio delivers due advertisements to discovering adapters.
+    public var scanTick: Duration = .milliseconds(10)
+    /// Advertisements a discovery sees before it has been running this long are dropped, as
+    /// a real controller needs a moment to start scanning. Zero by default.
+    public var scanStartLatency: Duration = .zero
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,131 @@
+import DBus
+
+extension BlueZObjectTree {
+    // MARK: Raw queries
+
+    /// The interfaces of the object at `path` and their properties, or `nil` when unknown.
+    public func interfaces(at path: ObjectPath) -> [InterfaceName: [String: DBusValue]]? {
+        objects[path]
+    }
+
+    /// The properties of `interface` on the object at `path`, or `nil` when either is unknown.
+    public func properties(at path: ObjectPath, interface: InterfaceName) -> [String: DBusValue]? {
+        objects[path]?[interface]
+    }
+
+    /// Whether the object at `path` implements `interface`.
+    public func contains(_ path: ObjectPath, implementing interface: InterfaceName) -> Bool {
+        objects[path]?[interface] != nil
+    }
+
+    /// The paths of every object implementing `interface`, sorted.
+    public func paths(implementing interface: InterfaceName) -> [ObjectPath] {
+        objects.compactMap { $0.value[interface] != nil ? $0.key : nil }.sorted()
+    }
+
+    /// The paths of the direct children of `parent` (objects one element below it), optionally
+    /// only those implementing `interface`, sorted.
+    public func children(of parent: ObjectPath, implementing interface: InterfaceName? = nil) -> [ObjectPath] {
+        objects.compactMap { path, interfaces in
+            guard path.parent == parent else { return nil }
+            if let interface, interfaces[interface] == nil { return nil }
+            return path
+        }.sorted()
+    }
+
+    /// The paths of every object below `ancestor` (its whole subtree, not itself), sorted.
+    public func descendants(of ancestor: ObjectPath) -> [ObjectPath] {
+        objects.keys.filter { $0.isDescendant(of: ancestor) }.sorted()
+    }
+
+    // MARK: BlueZ layout
+
+    /// The adapters (`Adapter1` objects), sorted by path (`hci0` before `hci1`).
+    public func adapterPaths() -> [ObjectPath] {
+        paths(implementing: BlueZInterface.adapter1)
+    }
+
+    /// The devices (`Device1` objects) of the adapter at `adapter`.
+    public func devicePaths(of adapter: ObjectPath) -> [ObjectPath] {
+        children(of: adapter, implementing: BlueZInterface.device1)
+    }
+
+    /// The remote services (`GattService1` objects) of the device at `device`.
+    public func servicePaths(of device: ObjectPath) -> [ObjectPath] {
+        children(of: device, implementing: BlueZInterface.gattService1)
+    }
+
+    /// The characteristics (`GattCharacteristic1` objects) of the service at `service`.
+    public func characteristicPaths(of service: ObjectPath) -> [ObjectPath] {
+        children(of: service, implementing: BlueZInterface.gattCharacteristic1)
+    }
+
+    /// The descriptors (`GattDescriptor1` objects) of the characteristic at `characteristic`.
+    public func descriptorPaths(of characteristic: ObjectPath) -> [ObjectPath] {
+        children(of: characteristic, implementing: BlueZInterface.gattDescriptor1)
+    }
+
+    /// The path of the device with `address` on `adapter`, or `nil` when there is none.
+    ///
+    /// A device whose `Address` property is `address` wins, the conventional path
+    /// (`dev_AA_BB_…`) first; failing that, the object at the conventional path, whose `Address`
+    /// may have changed since it was created (pairing resolves a private address to the
+    /// identity address while the path stays, bluez-dbus-api.md §9 Q22).
+    public func devicePath(address: BluetoothAddress, adapter: ObjectPath) -> ObjectPath? {
+        let text = DBusValue.string(address.description)
+        func hasAddress(_ path: ObjectPath) -> Bool {
+            properties(at: path, interface: BlueZInterface.device1)?[DeviceProperties.Key.address] == text
+        }
+        let conventional = try? BlueZPath.device(address, adapter: adapter)
+        if let conventional, hasAddress(conventional) { return conventional }
+        if let match = devicePaths(of: adapter).first(where: hasAddress) { return match }
+        if let conventional, contains(conventional, implementing: BlueZInterface.device1) { return conventional }
+        return nil
+    }
+
+    // MARK: Typed
+
+    /// The properties of the object at `path` decoded as `type`, or `nil` when the object does
+    /// not implement `type`'s interface.
+    ///
+    /// - Throws: ``DBus/DBusError`` with code `.typeMismatch` when the properties do not decode.
+    public func properties<P: BlueZInterfaceProperties>(_ type: P.Type, at path: ObjectPath) throws(DBusError) -> P? {
+        guard let properties = objects[path]?[P.interface] else { return nil }
+        return try P(properties: properties)
+    }
+
+    /// The `Adapter1` properties at `path`, or `nil` when it is not an adapter.
+    public func adapter(at path: ObjectPath) throws(DBusError) -> AdapterProperties? {
+        try properties(AdapterProperties.self, at: path)
+    }
+
+    /// The `Device1` properties at `path`, or `nil` when it is not a device.
+    public func device(at path: ObjectPath) throws(DBusError) -> DeviceProperties? {
+        try properties(DeviceProperties.self, at: path)
+    }
+
+    /// The `GattService1` properties at `path`, or `nil` when it is not a service.
+    public func service(at path: ObjectPath) throws(DBusError) -> GattServiceProperties? {
+        try properties(GattServiceProperties.self, at: path)
+    }
+
+    /// The `GattCharacteristic1` properties at `path`, or `nil` when it is not a characteristic.
+    public func characteristic(at path: ObjectPath) throws(DBusError) -> GattCharacteristicProperties? {
+        try properties(GattCharacteristicProperties.self, at: path)
+    }
+
+    /// The `GattDescriptor1` properties at `path`, or `nil` when it is not a descriptor.
+    public func descriptor(at path: ObjectPath) throws(DBusError) -> GattDescriptorProperties? {
+        try properties(GattDescriptorProperties.self, at: path)
+    }
+
+    /// The `LEAdvertisingManager1` properties at `path` (an adapter), or `nil` when absent.
+    public func advertisingManager(at path: ObjectPath) throws(DBusError) -> LEAdvertisingManagerProperties? {
+        try properties(LEAdvertisingManagerProperties.self, at: path)
+    }
+
+    /// The `Battery1` properties at `path` (a device), or `nil` when absent.
+    public func battery(at path: ObjectPath) throws(DBusError) -> BatteryProperties? {
+        try properties(BatteryProperties.self, at: path)
+    }
+}

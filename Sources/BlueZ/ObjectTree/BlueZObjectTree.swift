@@ -1,0 +1,132 @@
+import DBus
+
+/// A mirror of bluetoothd's object tree, kept current by applying ``ObjectTreeEvent``s: a pure
+/// reducer with no I/O.
+///
+/// Feed it the `GetManagedObjects` answer as ``ObjectTreeEvent/snapshot(_:)``, then every
+/// `InterfacesAdded`, `InterfacesRemoved` and `PropertiesChanged` from bluetoothd, and
+/// ``ObjectTreeEvent/reset`` when bluetoothd leaves the bus. Each call to ``apply(_:)`` returns
+/// what changed. Events that do not fit the tree are ignored, never fatal, because bluetoothd's
+/// signals race the snapshot (bluez-dbus-api.md §9 Q18, Q19): `PropertiesChanged` for an unknown
+/// object or interface, invalidated names never held, removal of unknown interfaces.
+///
+/// Every interface is kept, including `org.freedesktop.DBus.Introspectable` and
+/// `org.freedesktop.DBus.Properties`, which bluetoothd lists with empty dictionaries (§1.3).
+/// Removing an object's last interface removes the object; its children are not touched, since
+/// bluetoothd sends `InterfacesRemoved` for each of them (§1.2).
+public struct BlueZObjectTree: Sendable, Hashable {
+    /// Every known object: path → interface → property name → value (not wrapped in a variant).
+    public private(set) var objects: [ObjectPath: [InterfaceName: [String: DBusValue]]]
+
+    /// An empty tree, or one holding `objects`.
+    public init(objects: [ObjectPath: [InterfaceName: [String: DBusValue]]] = [:]) {
+        self.objects = [:]
+        _ = replace(with: objects)
+    }
+
+    /// Applies `event` and returns its changes.
+    ///
+    /// - ``ObjectTreeEvent/snapshot(_:)`` replaces the tree: `.removed` for what vanished,
+    ///   `.added` for what is new, `.changed` for interfaces whose properties differ.
+    /// - ``ObjectTreeEvent/interfacesAdded(_:_:)`` adds interfaces; one already present has its
+    ///   properties replaced and reports `.changed` for the differences (nothing when identical,
+    ///   as when a signal repeats what the snapshot already held).
+    /// - ``ObjectTreeEvent/interfacesRemoved(_:_:)`` removes interfaces; unknown ones are ignored.
+    /// - ``ObjectTreeEvent/propertiesChanged(_:_:changed:invalidated:)`` updates an interface the
+    ///   tree holds and is ignored otherwise; invalidated names it never held are ignored.
+    /// - ``ObjectTreeEvent/reset`` removes everything.
+    ///
+    /// Changes come in a stable order: removals deepest path first, then additions and property
+    /// changes shallowest path first (parents before children); interfaces by name within a path.
+    public mutating func apply(_ event: ObjectTreeEvent) -> [ObjectTreeChange] {
+        switch event {
+        case .snapshot(let snapshot): replace(with: snapshot)
+        case .interfacesAdded(let path, let interfaces): add(interfaces, at: path)
+        case .interfacesRemoved(let path, let names): remove(names, at: path)
+        case .propertiesChanged(let path, let interface, let changed, let invalidated):
+            change(path, interface, changed: changed, invalidated: invalidated)
+        case .reset: replace(with: [:])
+        }
+    }
+
+    // MARK: Reducers
+
+    private mutating func replace(
+        with snapshot: [ObjectPath: [InterfaceName: [String: DBusValue]]]
+    ) -> [ObjectTreeChange] {
+        var incoming: [ObjectPath: [InterfaceName: [String: DBusValue]]] = [:]
+        for (path, interfaces) in snapshot where !interfaces.isEmpty {
+            incoming[path] = interfaces.mapValues(Self.normalized)
+        }
+        var changes: [ObjectTreeChange] = []
+        for path in objects.keys.sorted(by: >) {
+            guard let old = objects[path] else { continue }
+            for interface in old.keys.sorted() where incoming[path]?[interface] == nil {
+                changes.append(.removed(path, interface))
+            }
+        }
+        for path in incoming.keys.sorted() {
+            guard let new = incoming[path] else { continue }
+            for interface in new.keys.sorted() {
+                changes += Self.difference(path, interface, old: objects[path]?[interface], new: new[interface])
+            }
+        }
+        objects = incoming
+        return changes
+    }
+
+    private mutating func add(
+        _ interfaces: [InterfaceName: [String: DBusValue]], at path: ObjectPath
+    ) -> [ObjectTreeChange] {
+        var changes: [ObjectTreeChange] = []
+        for interface in interfaces.keys.sorted() {
+            guard let properties = interfaces[interface].map(Self.normalized) else { continue }
+            changes += Self.difference(path, interface, old: objects[path]?[interface], new: properties)
+            objects[path, default: [:]][interface] = properties
+        }
+        return changes
+    }
+
+    private mutating func remove(_ names: [InterfaceName], at path: ObjectPath) -> [ObjectTreeChange] {
+        guard var interfaces = objects[path] else { return [] }
+        var changes: [ObjectTreeChange] = []
+        for interface in Set(names).sorted() where interfaces.removeValue(forKey: interface) != nil {
+            changes.append(.removed(path, interface))
+        }
+        objects[path] = interfaces.isEmpty ? nil : interfaces
+        return changes
+    }
+
+    private mutating func change(
+        _ path: ObjectPath, _ interface: InterfaceName, changed: [String: DBusValue], invalidated: [String]
+    ) -> [ObjectTreeChange] {
+        guard var properties = objects[path]?[interface] else { return [] }
+        for (key, value) in changed { properties[key] = PropertyDecoding.unwrapped(value) }
+        var invalidatedKeys: [String] = []
+        for key in invalidated where properties.removeValue(forKey: key) != nil {
+            invalidatedKeys.append(key)
+        }
+        guard !changed.isEmpty || !invalidatedKeys.isEmpty else { return [] }
+        objects[path]?[interface] = properties
+        return [.changed(path, interface, changedKeys: changed.keys.sorted(), invalidatedKeys: invalidatedKeys)]
+    }
+
+    // MARK: Helpers
+
+    /// The change from `old` to `new` properties of one interface: added, changed or nothing.
+    private static func difference(
+        _ path: ObjectPath, _ interface: InterfaceName, old: [String: DBusValue]?, new: [String: DBusValue]?
+    ) -> [ObjectTreeChange] {
+        guard let new else { return [] }
+        guard let old else { return [.added(path, interface)] }
+        let changed = new.filter { old[$0.key] != $0.value }.keys.sorted()
+        let invalidated = old.keys.filter { new[$0] == nil }.sorted()
+        if changed.isEmpty && invalidated.isEmpty { return [] }
+        return [.changed(path, interface, changedKeys: changed, invalidatedKeys: invalidated)]
+    }
+
+    /// Property values as stored: one variant level unwrapped.
+    private static func normalized(_ properties: [String: DBusValue]) -> [String: DBusValue] {
+        properties.mapValues(PropertyDecoding.unwrapped)
+    }
+}

@@ -1,0 +1,201 @@
+import DBus
+
+/// The object paths bluetoothd gives its objects (bluez-dbus-api.md §1.2), built and parsed.
+///
+/// | Object | Path |
+/// |---|---|
+/// | manager | `/org/bluez` |
+/// | adapter | `/org/bluez/hci0` |
+/// | device | `/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF` (upper-case, ':' → '_') |
+/// | service | `<device>/service000a` (start handle, 4 lower-case hex digits) |
+/// | characteristic | `<service>/char000b` (declaration handle) |
+/// | descriptor | `<characteristic>/desc000d` |
+///
+/// BlueZ 5.66 has no `Handle` property on GATT objects, so the handle is parsed from the last
+/// element. Parsing accepts upper- or lower-case hex; building writes what bluetoothd writes.
+public enum BlueZPath {
+    /// What a BlueZ object path names, with the value encoded in its last element.
+    public enum Kind: Sendable, Hashable {
+        /// `/org/bluez`
+        case manager
+        /// `/org/bluez/hciN`
+        case adapter(index: Int)
+        /// `<adapter>/dev_AA_BB_CC_DD_EE_FF`
+        case device(BluetoothAddress)
+        /// `<device>/serviceXXXX`
+        case service(handle: UInt16)
+        /// `<service>/charXXXX`
+        case characteristic(handle: UInt16)
+        /// `<characteristic>/descXXXX`
+        case descriptor(handle: UInt16)
+    }
+
+    /// What `path` names, when it follows bluetoothd's layout at every level; `nil` otherwise.
+    public static func kind(of path: ObjectPath) -> Kind? {
+        let elements = path.elements
+        guard elements.count >= 2, elements[0] == "org", elements[1] == "bluez" else { return nil }
+        if elements.count == 2 { return .manager }
+        guard let index = adapterIndex(element: elements[2]) else { return nil }
+        if elements.count == 3 { return .adapter(index: index) }
+        guard let address = deviceAddress(element: elements[3]) else { return nil }
+        if elements.count == 4 { return .device(address) }
+        guard let service = handle(element: elements[4], prefix: servicePrefix) else { return nil }
+        if elements.count == 5 { return .service(handle: service) }
+        guard let characteristic = handle(element: elements[5], prefix: characteristicPrefix) else { return nil }
+        if elements.count == 6 { return .characteristic(handle: characteristic) }
+        guard let descriptor = handle(element: elements[6], prefix: descriptorPrefix) else { return nil }
+        if elements.count == 7 { return .descriptor(handle: descriptor) }
+        return nil
+    }
+
+    // MARK: Building
+
+    /// `/org/bluez/hci<index>`.
+    ///
+    /// - Throws: ``DBus/DBusError`` with code `.invalidValue` for a negative index.
+    public static func adapter(index: Int) throws(DBusError) -> ObjectPath {
+        guard index >= 0 else {
+            throw DBusError(.invalidValue, message: "adapter index \(index) is negative")
+        }
+        return try BlueZService.managerPath.appending(adapterPrefix + String(index))
+    }
+
+    /// `/org/bluez/<name>` for an adapter name such as `hci0`.
+    ///
+    /// - Throws: ``DBus/DBusError`` with code `.invalidValue` unless `name` is `hci` followed by
+    ///   a decimal index.
+    public static func adapter(named name: String) throws(DBusError) -> ObjectPath {
+        guard let index = adapterIndex(element: Substring(name)) else {
+            throw DBusError(.invalidValue, message: "\"\(name.prefix(40))\" is not an adapter name like hci0")
+        }
+        return try adapter(index: index)
+    }
+
+    /// `<adapter>/dev_AA_BB_CC_DD_EE_FF` for `address` (upper-case, ':' → '_').
+    public static func device(_ address: BluetoothAddress, adapter: ObjectPath) throws(DBusError) -> ObjectPath {
+        try adapter.appending(devicePrefix + address.formatted(separator: "_"))
+    }
+
+    /// `<adapter>/dev_AA_BB_CC_DD_EE_FF` for an address written `AA:BB:CC:DD:EE:FF` (any case).
+    ///
+    /// - Throws: ``DBus/DBusError`` with code `.invalidValue` for a malformed address.
+    public static func device(address: String, adapter: ObjectPath) throws(DBusError) -> ObjectPath {
+        try device(try BluetoothAddress(address), adapter: adapter)
+    }
+
+    /// `<device>/serviceXXXX`: `handle` is the service's start handle.
+    public static func service(handle: UInt16, device: ObjectPath) throws(DBusError) -> ObjectPath {
+        try device.appending(servicePrefix + hex4(handle))
+    }
+
+    /// `<service>/charXXXX`: `handle` is the characteristic declaration's handle.
+    public static func characteristic(handle: UInt16, service: ObjectPath) throws(DBusError) -> ObjectPath {
+        try service.appending(characteristicPrefix + hex4(handle))
+    }
+
+    /// `<characteristic>/descXXXX`: `handle` is the descriptor's handle.
+    public static func descriptor(handle: UInt16, characteristic: ObjectPath) throws(DBusError) -> ObjectPath {
+        try characteristic.appending(descriptorPrefix + hex4(handle))
+    }
+
+    // MARK: Parsing
+
+    /// N of an adapter path `/org/bluez/hciN`, or `nil` for any other path.
+    public static func adapterIndex(of path: ObjectPath) -> Int? {
+        if case .adapter(let index)? = kind(of: path) { return index }
+        return nil
+    }
+
+    /// The address of a device path `/org/bluez/hciN/dev_…`, or `nil` for any other path.
+    public static func deviceAddress(of path: ObjectPath) -> BluetoothAddress? {
+        if case .device(let address)? = kind(of: path) { return address }
+        return nil
+    }
+
+    /// The start handle of a remote service path, or `nil` for any other path.
+    public static func serviceHandle(of path: ObjectPath) -> UInt16? {
+        if case .service(let handle)? = kind(of: path) { return handle }
+        return nil
+    }
+
+    /// The declaration handle of a remote characteristic path, or `nil` for any other path.
+    public static func characteristicHandle(of path: ObjectPath) -> UInt16? {
+        if case .characteristic(let handle)? = kind(of: path) { return handle }
+        return nil
+    }
+
+    /// The handle of a remote descriptor path, or `nil` for any other path.
+    public static func descriptorHandle(of path: ObjectPath) -> UInt16? {
+        if case .descriptor(let handle)? = kind(of: path) { return handle }
+        return nil
+    }
+
+    /// The device path that `path` is, or lies below (a service, characteristic or descriptor
+    /// of that device); `nil` when `path` is not in a device's subtree.
+    public static func device(containing path: ObjectPath) -> ObjectPath? {
+        var current: ObjectPath? = path
+        while let candidate = current {
+            switch kind(of: candidate) {
+            case .device?: return candidate
+            case .service?, .characteristic?, .descriptor?: current = candidate.parent
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// The adapter path that `path` is, or lies below; `nil` when `path` is not in an adapter's
+    /// subtree.
+    public static func adapter(containing path: ObjectPath) -> ObjectPath? {
+        var current: ObjectPath? = path
+        while let candidate = current {
+            switch kind(of: candidate) {
+            case .adapter?: return candidate
+            case .device?, .service?, .characteristic?, .descriptor?: current = candidate.parent
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    // MARK: Elements
+
+    static let adapterPrefix = "hci"
+    static let devicePrefix = "dev_"
+    static let servicePrefix = "service"
+    static let characteristicPrefix = "char"
+    static let descriptorPrefix = "desc"
+
+    /// N of `hciN`: decimal digits without a leading zero (bluetoothd writes `hci%d`).
+    static func adapterIndex(element: Substring) -> Int? {
+        guard element.hasPrefix(adapterPrefix) else { return nil }
+        let digits = element.dropFirst(adapterPrefix.count)
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return nil
+        }
+        if digits.count > 1 && digits.first == "0" { return nil }
+        return Int(digits)
+    }
+
+    /// The address of `dev_AA_BB_CC_DD_EE_FF`.
+    static func deviceAddress(element: Substring) -> BluetoothAddress? {
+        guard element.hasPrefix(devicePrefix),
+            let value = BluetoothAddress.parse(element.dropFirst(devicePrefix.count), separator: "_")
+        else { return nil }
+        return BluetoothAddress(rawValue: value)
+    }
+
+    /// The handle of `<prefix>XXXX`: exactly four hex digits.
+    static func handle(element: Substring, prefix: String) -> UInt16? {
+        guard element.hasPrefix(prefix) else { return nil }
+        let digits = element.dropFirst(prefix.count)
+        guard digits.count == 4, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
+        return UInt16(digits, radix: 16)
+    }
+
+    /// `%04x`: four lower-case hex digits.
+    static func hex4(_ value: UInt16) -> String {
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 4 - hex.count) + hex
+    }
+}
