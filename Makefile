@@ -3,10 +3,11 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3
+APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
+BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo test build bench bench-dbus lint clean
+.PHONY: deps demo test build bench bench-dbus lint clean conformance bleak-venv
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -25,10 +26,22 @@ build: deps
 demo: deps
 	$(SWIFT) run dbus-demo
 
-## The whole suite, on private dbus-daemons started and stopped by the tests.
+## The whole suite, on private dbus-daemons started and stopped by the tests, then the
+## conformance check with a client nobody here wrote (bleak, from PyPI).
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel
+	$(SWIFT) test --skip-build
+	$(MAKE) conformance
+
+bleak-venv: deps
+	@[ -x $(BLEAK_VENV)/bin/python ] && $(BLEAK_VENV)/bin/python -c "import bleak" 2>/dev/null || { \
+		python3 -m venv $(BLEAK_VENV) && $(BLEAK_VENV)/bin/pip install -q --disable-pip-version-check bleak; }
+
+## bleak scans, connects, reads, writes and subscribes through ble-sim, on both BlueZ profiles.
+conformance: bleak-venv
+	$(SWIFT) build --product ble-sim
+	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.66
+	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.87
 
 ## Benchmarks (not part of `make test`); results land in Benchmarks/results/.
 bench: bench-dbus

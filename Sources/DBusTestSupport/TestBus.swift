@@ -35,8 +35,7 @@ public final class TestBus: Sendable {
             throw error
         }
         guard let line = Self.firstLine(of: output.fileHandleForReading), line.hasPrefix("unix:") else {
-            process.terminate()
-            process.waitUntilExit()
+            Self.kill(process)
             try? FileManager.default.removeItem(at: directory)
             throw TestBusError.daemonDidNotStart
         }
@@ -52,8 +51,7 @@ public final class TestBus: Sendable {
     public func stop() {
         guard let process = process.withLock({ $0.take() }) else { return }
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            Self.kill(process)
         }
         try? FileManager.default.removeItem(at: directory)
     }
@@ -61,6 +59,14 @@ public final class TestBus: Sendable {
     /// A new connection to this bus.
     public func connect(options: ConnectionOptions = ConnectionOptions()) async throws(DBusError) -> Connection {
         try await Connection(bus: .address(address), options: options)
+    }
+
+    /// SIGKILL rather than `terminate()`'s SIGTERM: a daemon started from a thread that blocks
+    /// signals (every Swift concurrency and Dispatch worker thread does) inherits that mask,
+    /// never sees SIGTERM, and `waitUntilExit()` would wait forever.
+    private static func kill(_ process: Process) {
+        _ = Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 
     private static func daemonPath() throws -> String {

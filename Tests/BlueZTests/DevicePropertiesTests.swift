@@ -182,7 +182,8 @@ import Testing
 
     @Test func absentOptionalsAreLeftOut() throws {
         let address = try BluetoothAddress("40:11:22:33:44:55")
-        let device = DeviceProperties(address: address, addressType: .random, adapter: try Fixture.path("/org/bluez/hci0"))
+        let device = DeviceProperties(
+            address: address, addressType: .random, adapter: try Fixture.path("/org/bluez/hci0"))
         #expect(device.alias == "40-11-22-33-44-55")
         #expect(device.hasPrivateAddress)
         let encoded = device.dbusProperties

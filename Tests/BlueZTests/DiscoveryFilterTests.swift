@@ -49,7 +49,10 @@ import Testing
     }
 
     @Test func filterKeyLists() {
-        #expect(DiscoveryFilter.keys566 == ["UUIDs", "RSSI", "Pathloss", "Transport", "DuplicateData", "Discoverable", "Pattern"])
+        #expect(
+            DiscoveryFilter.keys566 == [
+                "UUIDs", "RSSI", "Pathloss", "Transport", "DuplicateData", "Discoverable", "Pattern",
+            ])
         #expect(DiscoveryFilter.keys583.last == "AutoConnect")
         let full = DiscoveryFilter(
             uuids: [], rssi: 20, transport: .auto, duplicateData: true, discoverable: true, pattern: "C4:7C",

@@ -26,13 +26,15 @@ enum Fixture {
     /// `a{qv}` with `ay` in each variant.
     static func manufacturerData(_ entries: [(UInt16, [UInt8])]) -> DBusValue {
         .dictionary(
-            key: .uint16, value: .variant, entries.map { DBusDictionaryEntry(.uint16($0.0), .variant(.bytes(Data($0.1)))) })
+            key: .uint16, value: .variant,
+            entries.map { DBusDictionaryEntry(.uint16($0.0), .variant(.bytes(Data($0.1)))) })
     }
 
     /// `a{sv}` with `ay` in each variant.
     static func serviceData(_ entries: [(String, [UInt8])]) -> DBusValue {
         .dictionary(
-            key: .string, value: .variant, entries.map { DBusDictionaryEntry(.string($0.0), .variant(.bytes(Data($0.1)))) })
+            key: .string, value: .variant,
+            entries.map { DBusDictionaryEntry(.string($0.0), .variant(.bytes(Data($0.1)))) })
     }
 
     /// `a{yv}` with `ay` in each variant.
@@ -70,8 +72,12 @@ enum Fixture {
         return out
     }
 
-    static func service(uuid: String = "00001a00-0000-1000-8000-00805f9b34fb", device: ObjectPath) -> [String: DBusValue] {
-        variants(["UUID": .string(uuid), "Primary": .boolean(true), "Device": .objectPath(device), "Includes": paths([])])
+    static func service(uuid: String = "00001a00-0000-1000-8000-00805f9b34fb", device: ObjectPath) -> [String:
+        DBusValue]
+    {
+        variants([
+            "UUID": .string(uuid), "Primary": .boolean(true), "Device": .objectPath(device), "Includes": paths([]),
+        ])
     }
 
     /// The characteristic of §12 (with `Handle`, as ≥5.69 sends it).
@@ -93,7 +99,9 @@ enum Fixture {
     }
 
     /// One object as bluetoothd lists it: Introspectable, the interface, Properties.
-    static func object(_ interface: InterfaceName, _ properties: [String: DBusValue]) -> [InterfaceName: [String: DBusValue]] {
+    static func object(_ interface: InterfaceName, _ properties: [String: DBusValue]) -> [InterfaceName: [String:
+        DBusValue]]
+    {
         [introspectable: [:], interface: properties, Fixture.properties: [:]]
     }
 

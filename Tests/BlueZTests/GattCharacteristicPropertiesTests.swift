@@ -39,7 +39,8 @@ import Testing
         #expect(characteristic.flags == [.read, .notify])
         #expect(characteristic.unknownFlags == ["x-notify", "future-flag"])
         #expect(characteristic.flagStrings == ["read", "notify", "x-notify", "future-flag"])
-        #expect(characteristic.dbusProperties["Flags"] == Fixture.strings(["read", "notify", "x-notify", "future-flag"]))
+        #expect(
+            characteristic.dbusProperties["Flags"] == Fixture.strings(["read", "notify", "x-notify", "future-flag"]))
         #expect(try GattCharacteristicProperties(properties: characteristic.dbusProperties) == characteristic)
     }
 

@@ -26,7 +26,9 @@ import Testing
 
     @Test func decodesAnExportedService() throws {
         let service = try GattServiceProperties(
-            properties: Fixture.variants(["UUID": .string("0000180d-0000-1000-8000-00805f9b34fb"), "Primary": .boolean(true)]))
+            properties: Fixture.variants([
+                "UUID": .string("0000180d-0000-1000-8000-00805f9b34fb"), "Primary": .boolean(true),
+            ]))
         #expect(service.device == nil)
         #expect(service.includes == nil)
         #expect(service.dbusProperties.keys.sorted() == ["Primary", "UUID"])

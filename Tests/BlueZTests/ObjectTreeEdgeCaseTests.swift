@@ -24,7 +24,8 @@ import Testing
         var tree = try treeWithDevice()
         let before = tree
         let stranger = try BlueZPath.device(address: "00:00:00:00:00:01", adapter: adapter)
-        let event = ObjectTreeEvent.propertiesChanged(stranger, device1, changed: ["RSSI": .int16(-40)], invalidated: [])
+        let event = ObjectTreeEvent.propertiesChanged(
+            stranger, device1, changed: ["RSSI": .int16(-40)], invalidated: [])
         #expect(tree.apply(event).isEmpty)
         #expect(tree == before)
         #expect(tree.interfaces(at: stranger) == nil)
@@ -71,7 +72,8 @@ import Testing
         properties["ServiceData"] = nil
         properties["TxPower"] = .variant(.int16(0))
         let changes = tree.apply(.interfacesAdded(device, [device1: properties]))
-        #expect(changes == [.changed(device, device1, changedKeys: ["RSSI", "TxPower"], invalidatedKeys: ["ServiceData"])])
+        #expect(
+            changes == [.changed(device, device1, changedKeys: ["RSSI", "TxPower"], invalidatedKeys: ["ServiceData"])])
         let typed = try #require(try tree.device(at: device))
         #expect(typed.rssi == -50)
         #expect(typed.txPower == 0)
@@ -118,14 +120,16 @@ import Testing
         let service = try BlueZPath.service(handle: 0x0010, device: device)
         let characteristic = try BlueZPath.characteristic(handle: 0x0011, service: service)
         let descriptor = try BlueZPath.descriptor(handle: 0x0013, characteristic: characteristic)
-        _ = tree.apply(.interfacesAdded(service, Fixture.object(BlueZInterface.gattService1, Fixture.service(device: device))))
+        _ = tree.apply(
+            .interfacesAdded(service, Fixture.object(BlueZInterface.gattService1, Fixture.service(device: device))))
         _ = tree.apply(
             .interfacesAdded(
                 characteristic,
                 Fixture.object(BlueZInterface.gattCharacteristic1, Fixture.characteristic(service: service))))
         _ = tree.apply(
             .interfacesAdded(
-                descriptor, Fixture.object(BlueZInterface.gattDescriptor1, Fixture.descriptor(characteristic: characteristic))))
+                descriptor,
+                Fixture.object(BlueZInterface.gattDescriptor1, Fixture.descriptor(characteristic: characteristic))))
 
         // RemoveDevice: every object of the subtree emits its own InterfacesRemoved. The reducer
         // does not cascade, so a removed parent leaves children until their own signal.

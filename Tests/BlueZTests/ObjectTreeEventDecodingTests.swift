@@ -47,7 +47,8 @@ import Testing
             return
         }
         #expect(path == characteristic)
-        #expect(interfaces.keys.sorted() == [BlueZInterface.gattCharacteristic1, .introspectable, .properties].sorted())
+        #expect(
+            interfaces.keys.sorted() == [BlueZInterface.gattCharacteristic1, .introspectable, .properties].sorted())
         #expect(interfaces[.introspectable] == [:])
         #expect(interfaces[.properties] == [:])
         let properties = try #require(interfaces[BlueZInterface.gattCharacteristic1])
@@ -70,7 +71,9 @@ import Testing
             ])
         let event = try ObjectTreeEvent(signal: message)
         #expect(
-            event == .interfacesRemoved(characteristic, [.introspectable, BlueZInterface.gattCharacteristic1, .properties]))
+            event
+                == .interfacesRemoved(
+                    characteristic, [.introspectable, BlueZInterface.gattCharacteristic1, .properties]))
     }
 
     @Test func notification() throws {
@@ -100,7 +103,8 @@ import Testing
                 Fixture.strings(["RSSI", "TxPower"]),
             ])
         let event = try ObjectTreeEvent(signal: message)
-        #expect(event == .propertiesChanged(device, BlueZInterface.device1, changed: [:], invalidated: ["RSSI", "TxPower"]))
+        #expect(
+            event == .propertiesChanged(device, BlueZInterface.device1, changed: [:], invalidated: ["RSSI", "TxPower"]))
     }
 
     @Test func otherMessagesAreNotTreeEvents() throws {
@@ -115,7 +119,8 @@ import Testing
             DBusMessage(kind: .methodReturn, body: []),
             DBusMessage(kind: .signal, path: device, interface: .properties, member: BlueZMethod.get, body: []),
             DBusMessage(
-                kind: .signal, path: device, interface: .introspectable, member: BlueZSignal.propertiesChanged, body: []),
+                kind: .signal, path: device, interface: .introspectable, member: BlueZSignal.propertiesChanged, body: []
+            ),
         ]
         for message in messages {
             #expect(try ObjectTreeEvent(signal: message) == nil)
@@ -220,7 +225,8 @@ import Testing
         let events: [ObjectTreeEvent] = [
             .interfacesAdded(device, Fixture.object(BlueZInterface.device1, Fixture.device().mapValues(\.unwrapped))),
             .interfacesRemoved(device, [.introspectable, BlueZInterface.device1, .properties]),
-            .propertiesChanged(device, BlueZInterface.device1, changed: ["RSSI": .int16(-50)], invalidated: ["TxPower"]),
+            .propertiesChanged(
+                device, BlueZInterface.device1, changed: ["RSSI": .int16(-50)], invalidated: ["TxPower"]),
             .propertiesChanged(device, BlueZInterface.device1, changed: [:], invalidated: []),
         ]
         for event in events {

@@ -82,7 +82,8 @@ import Testing
 
         // A device whose Address property matches wins over the conventional path.
         let moved = try BlueZPath.device(identity, adapter: hci0)
-        _ = resolved.apply(.interfacesAdded(moved, [BlueZInterface.device1: Fixture.device(address: "00:00:00:00:00:08")]))
+        _ = resolved.apply(
+            .interfacesAdded(moved, [BlueZInterface.device1: Fixture.device(address: "00:00:00:00:00:08")]))
         #expect(resolved.devicePath(address: identity, adapter: hci0) == device)
     }
 }

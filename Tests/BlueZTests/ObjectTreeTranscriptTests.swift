@@ -38,14 +38,17 @@ import Testing
     func connectedTree() throws -> BlueZObjectTree {
         var tree = try startedTree()
         _ = tree.apply(.interfacesAdded(device, Fixture.object(device1, Fixture.device(connected: true))))
-        _ = tree.apply(.interfacesAdded(service, Fixture.object(BlueZInterface.gattService1, Fixture.service(device: device))))
+        _ = tree.apply(
+            .interfacesAdded(service, Fixture.object(BlueZInterface.gattService1, Fixture.service(device: device))))
         _ = tree.apply(
             .interfacesAdded(
                 characteristic,
-                Fixture.object(BlueZInterface.gattCharacteristic1, Fixture.characteristic(service: service, handle: nil))))
+                Fixture.object(
+                    BlueZInterface.gattCharacteristic1, Fixture.characteristic(service: service, handle: nil))))
         _ = tree.apply(
             .interfacesAdded(
-                descriptor, Fixture.object(BlueZInterface.gattDescriptor1, Fixture.descriptor(characteristic: characteristic))))
+                descriptor,
+                Fixture.object(BlueZInterface.gattDescriptor1, Fixture.descriptor(characteristic: characteristic))))
         _ = tree.apply(changed(device, device1, ["ServicesResolved": .boolean(true)]))
         return tree
     }
@@ -114,8 +117,12 @@ import Testing
         let resolved = tree.apply(
             changed(
                 device, device1,
-                ["UUIDs": Fixture.strings(["00001a00-0000-1000-8000-00805f9b34fb"]), "ServicesResolved": .boolean(true)]))
-        #expect(resolved == [.changed(device, device1, changedKeys: ["ServicesResolved", "UUIDs"], invalidatedKeys: [])])
+                [
+                    "UUIDs": Fixture.strings(["00001a00-0000-1000-8000-00805f9b34fb"]),
+                    "ServicesResolved": .boolean(true),
+                ]))
+        #expect(
+            resolved == [.changed(device, device1, changedKeys: ["ServicesResolved", "UUIDs"], invalidatedKeys: [])])
         #expect(try tree.device(at: device)?.servicesResolved == true)
         #expect(tree.servicePaths(of: device) == [service])
         #expect(tree.characteristicPaths(of: service).isEmpty)
@@ -123,10 +130,12 @@ import Testing
         _ = tree.apply(
             .interfacesAdded(
                 characteristic,
-                Fixture.object(BlueZInterface.gattCharacteristic1, Fixture.characteristic(service: service, handle: nil))))
+                Fixture.object(
+                    BlueZInterface.gattCharacteristic1, Fixture.characteristic(service: service, handle: nil))))
         _ = tree.apply(
             .interfacesAdded(
-                descriptor, Fixture.object(BlueZInterface.gattDescriptor1, Fixture.descriptor(characteristic: characteristic))))
+                descriptor,
+                Fixture.object(BlueZInterface.gattDescriptor1, Fixture.descriptor(characteristic: characteristic))))
         #expect(tree.characteristicPaths(of: service) == [characteristic])
         #expect(tree.descriptorPaths(of: characteristic) == [descriptor])
         let typed = try #require(try tree.characteristic(at: characteristic))

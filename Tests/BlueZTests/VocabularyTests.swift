@@ -117,7 +117,9 @@ import Testing
         #expect(BlueZErrorMessage.attErrorCode(in: text) == code)
     }
 
-    @Test(arguments: ["Not connected", "Operation failed with ATT error: 0x1", "Operation failed with ATT error: 0xzz", ""])
+    @Test(arguments: [
+        "Not connected", "Operation failed with ATT error: 0x1", "Operation failed with ATT error: 0xzz", "",
+    ])
     func nonATTMessagesHaveNoCode(_ text: String) {
         #expect(BlueZErrorMessage.attErrorCode(in: text) == nil)
     }

@@ -107,7 +107,7 @@ def main():
         except subprocess.TimeoutExpired:
             sim.kill()
     failed = results.count(False)
-    print(f"bleak conformance: {results.count(True)} passed, {failed} failed")
+    print(f"conformance: {results.count(True)} passed, {failed} failed")
     return 1 if failed or not results else 0
 
 

@@ -100,14 +100,14 @@ public struct BlueZObjectTree: Sendable, Hashable {
     private mutating func change(
         _ path: ObjectPath, _ interface: InterfaceName, changed: [String: DBusValue], invalidated: [String]
     ) -> [ObjectTreeChange] {
-        guard var properties = objects[path]?[interface] else { return [] }
-        for (key, value) in changed { properties[key] = PropertyDecoding.unwrapped(value) }
+        guard objects[path]?[interface] != nil else { return [] }
+        // Mutated in place: a copy of the properties would be copied again on write.
+        for (key, value) in changed { objects[path]?[interface]?[key] = PropertyDecoding.unwrapped(value) }
         var invalidatedKeys: [String] = []
-        for key in invalidated where properties.removeValue(forKey: key) != nil {
+        for key in invalidated where objects[path]?[interface]?.removeValue(forKey: key) != nil {
             invalidatedKeys.append(key)
         }
         guard !changed.isEmpty || !invalidatedKeys.isEmpty else { return [] }
-        objects[path]?[interface] = properties
         return [.changed(path, interface, changedKeys: changed.keys.sorted(), invalidatedKeys: invalidatedKeys)]
     }
 

@@ -6,11 +6,20 @@ extension Connection {
     public func signals(
         matching rule: MatchRule, buffering: SignalBuffering? = nil
     ) async throws(DBusError) -> SignalSubscription {
-        try rule.validate()
+        try await signals(matchingAny: [rule], buffering: buffering)
+    }
+
+    /// Subscribes to the signals matching any of `rules`, in one stream: messages keep the
+    /// order in which the bus delivered them, which separate subscriptions cannot promise.
+    public func signals(
+        matchingAny rules: [MatchRule], buffering: SignalBuffering? = nil
+    ) async throws(DBusError) -> SignalSubscription {
+        guard !rules.isEmpty else { throw DBusError(.invalidValue, message: "a subscription needs a rule") }
+        for rule in rules { try rule.validate() }
         let policy = buffering ?? options.defaultSignalBuffering
         let (stream, continuation) = AsyncStream<DBusMessage>.makeStream(
             bufferingPolicy: policy.limit.map { .bufferingOldest($0) } ?? .unbounded)
-        let state = SubscriptionState(id: core.makeID(), rule: rule, continuation: continuation, core: core)
+        let state = SubscriptionState(id: core.makeID(), rules: rules, continuation: continuation, core: core)
         continuation.onTermination = { _ in state.terminated() }
         let core = self.core
         let slot = CallSlot<Void>(counters: core.counters)

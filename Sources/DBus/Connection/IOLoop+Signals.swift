@@ -62,18 +62,24 @@ extension IOLoop {
             remaining -= 1
             if remaining == 0 { done(failure.map { .failure($0) } ?? .success(())) }
         }
-        if let sender = state.rule.sender, !sender.isUnique, sender != .bus {
+        for rule in state.rules {
+            if let sender = rule.sender, !sender.isUnique, sender != .bus {
+                remaining += 1
+                watchOwner(of: sender, done: step)
+            }
             remaining += 1
-            watchOwner(of: sender, done: step)
+            acquireRule(rule.description, done: step)
         }
-        acquireRule(state.rule.description, done: step)
+        step(.success(()))
     }
 
     func removeSubscription(_ id: UInt64) {
         guard let state = router.subscriptions.removeValue(forKey: id) else { return }
-        releaseRule(state.rule.description)
-        if let sender = state.rule.sender, !sender.isUnique, sender != .bus {
-            unwatchOwner(of: sender)
+        for rule in state.rules {
+            releaseRule(rule.description)
+            if let sender = rule.sender, !sender.isUnique, sender != .bus {
+                unwatchOwner(of: sender)
+            }
         }
     }
 

@@ -9,14 +9,16 @@ struct SignalRouter {
     var ownerWatchers: [BusName: Int] = [:]
 
     func route(_ message: DBusMessage) {
-        for subscription in subscriptions.values where matches(subscription.rule, message) {
+        for subscription in subscriptions.values where subscription.rules.contains(where: { matches($0, message) }) {
             subscription.deliver(message)
         }
     }
 
     func wantsHeader(of message: DBusMessage) -> Bool {
-        for subscription in subscriptions.values where subscription.rule.matchesHeader(message) {
-            if senderMatches(subscription.rule, message) { return true }
+        for subscription in subscriptions.values {
+            for rule in subscription.rules where rule.matchesHeader(message) && senderMatches(rule, message) {
+                return true
+            }
         }
         return false
     }

@@ -13,8 +13,8 @@ public struct SignalSubscription: AsyncSequence, Sendable {
     let stream: AsyncStream<DBusMessage>
     let state: SubscriptionState
 
-    /// The match rule this subscription was made with.
-    public var rule: MatchRule { state.rule }
+    /// The match rules this subscription was made with (a message matching any is delivered).
+    public var rules: [MatchRule] { state.rules }
 
     /// Messages dropped because the buffer was full.
     public var droppedCount: Int { state.dropped.load(ordering: .relaxed) }
@@ -36,14 +36,14 @@ public struct SignalSubscription: AsyncSequence, Sendable {
 /// Shared between the subscription value, its stream and the router.
 final class SubscriptionState: Sendable {
     let id: UInt64
-    let rule: MatchRule
+    let rules: [MatchRule]
     let dropped = Atomic<Int>(0)
     let continuation: AsyncStream<DBusMessage>.Continuation
     private let core: ConnectionCore
 
-    init(id: UInt64, rule: MatchRule, continuation: AsyncStream<DBusMessage>.Continuation, core: ConnectionCore) {
+    init(id: UInt64, rules: [MatchRule], continuation: AsyncStream<DBusMessage>.Continuation, core: ConnectionCore) {
         self.id = id
-        self.rule = rule
+        self.rules = rules
         self.continuation = continuation
         self.core = core
     }

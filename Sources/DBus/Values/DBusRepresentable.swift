@@ -241,7 +241,8 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
     }
     /// An array value; `[UInt8]` becomes ``DBusValue/bytes(_:)``.
     public var dbusValue: DBusValue {
-        if let bytes = self as? [UInt8] { return .bytes(Data(bytes)) }
+        // Checked on the type, not the value: an empty `[String]` also casts to `[UInt8]`.
+        if Element.self == UInt8.self, let bytes = self as? [UInt8] { return .bytes(Data(bytes)) }
         return .array(Element.dbusType, map(\.dbusValue))
     }
 }

@@ -46,8 +46,11 @@ import Testing
             let task = Task {
                 try await client.call(destination: service.uniqueName, path: TestNames.object, interface: TestNames.interface, member: try member("Slow"), timeout: .seconds(60))
             }
-            _ = await entered.waitFor(1)
+            print("EXP waiting entered")
+            let e = await entered.waitFor(1)
+            print("EXP entered", e as Any)
             bus.stop()
+            print("EXP stopped")
             let result = await task.result
             print("EXP disconnect:", result)
         }
