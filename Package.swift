@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "DBusTestSupport", targets: ["DBusTestSupport"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "BLE", targets: ["BLE"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
         .executable(name: "ble-sim", targets: ["ble-sim"]),
     ],
@@ -26,6 +27,7 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strictSettings),
         .target(name: "DBusTestSupport", dependencies: ["DBus"], swiftSettings: strictSettings),
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strictSettings),
+        .target(name: "BLE", dependencies: ["DBus", "BlueZ"], swiftSettings: strictSettings),
         .target(
             name: "BLESimulator", dependencies: ["DBus", "BlueZ", "DBusTestSupport"], swiftSettings: strictSettings),
         .executableTarget(
@@ -51,6 +53,11 @@ let package = Package(
             dependencies: ["DBus", "DBusTestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "BLETests", dependencies: ["BLE", "BLESimulator", "DBusTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "BLESimulatorTests", dependencies: ["BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
+            swiftSettings: strictSettings),
     ]
 )

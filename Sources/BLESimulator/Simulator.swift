@@ -16,7 +16,10 @@ import Synchronization
 public final class Simulator: Sendable {
     let core: SimulatorCore
     private let bus: Connection.Bus
-    private let daemon: Mutex<Daemon?>
+    let daemon: Mutex<Daemon?>
+    /// The control interface's connection (see ``SimulatorControlInterface``); it outlives
+    /// daemon restarts and goes at ``stop()``.
+    private let control: Mutex<ControlService?>
 
     /// The bluetoothd release imitated.
     public var profile: BlueZProfile { core.profile }
@@ -27,6 +30,7 @@ public final class Simulator: Sendable {
         self.bus = bus
         self.core = SimulatorCore(options: options, profile: profile)
         self.daemon = Mutex(nil)
+        self.control = Mutex(nil)
     }
 
     /// Starts a simulated bluetoothd on `bus`.
@@ -38,13 +42,28 @@ public final class Simulator: Sendable {
         for peripheral in peripherals { try simulator.addPeripheral(peripheral) }
         let daemon = try await Daemon.start(core: simulator.core, bus: bus)
         simulator.daemon.withLock { $0 = daemon }
+        if options.controlInterface {
+            do throws(DBusError) {
+                let control = try await ControlService.start(bus: bus, simulator: simulator)
+                simulator.control.withLock { $0 = control }
+            } catch {
+                simulator.stop()
+                throw error
+            }
+        }
         return simulator
     }
 
     deinit { stop() }
 
-    /// Stops the daemon; `org.bluez` leaves the bus.
+    /// Stops the daemon and the control interface; `org.bluez` and `org.swiftble.Simulator`
+    /// leave the bus, and notification runs started over the bus end.
     public func stop() {
+        stopDaemon()
+        control.withLock { $0.take() }?.close()
+    }
+
+    private func stopDaemon() {
         daemon.withLock { $0.take() }?.shutdown()
     }
 
@@ -58,7 +77,8 @@ public final class Simulator: Sendable {
     /// every object and session is lost, then a new daemon takes `org.bluez` under a new unique
     /// name with the adapters and the stored devices only (trace §13.6).
     public func restartDaemon() async throws(DBusError) {
-        stop()
+        // The control interface stays: a Restart() asked over the bus is answered afterwards.
+        stopDaemon()
         let fresh = try await Daemon.start(core: core, bus: bus)
         daemon.withLock { $0 = fresh }
     }
@@ -129,19 +149,7 @@ public final class Simulator: Sendable {
     public func notify(address: String, characteristic uuid: String, value: Data) throws(DBusError) -> Int {
         let address = try BluetoothAddress(address)
         return withDaemon { daemon, state in
-            var delivered = 0
-            for (path, device) in state.devices where device.address == address {
-                guard let gatt = device.gatt else { continue }
-                for (s, service) in gatt.services.enumerated() {
-                    for (c, characteristic) in service.characteristics.enumerated()
-                    where BlueZUUIDMatch.same(characteristic.uuid, uuid) {
-                        daemon.store(&state, address, ValueKey(service: s, characteristic: c), value, offset: 0)
-                        if daemon.push(&state, characteristic.path, value) { delivered += 1 }
-                    }
-                }
-                _ = path
-            }
-            return delivered
+            daemon.broadcast(&state, address: address, characteristic: uuid, value: value)
         } ?? 0
     }
 
@@ -169,17 +177,12 @@ public final class Simulator: Sendable {
 
     /// Powers an adapter off or on, as `Powered` or rfkill would.
     public func setPowered(_ on: Bool, adapter index: Int = 0) {
-        let current = daemon.withLock { $0 }
-        current?.applyPower(on, adapter: index, emitPowered: true)
-        if let current {
-            let path = core.state.withLock { $0.adapters.indices.contains(index) ? $0.adapters[index].path : nil }
-            if let path {
-                try? current.connection.setProperty("Powered", to: .boolean(on), interface: BlueZInterface.adapter1, path: path)
-            }
-        }
+        // applyPower stores and announces `Powered` itself: setting the property again here
+        // sent a second PropertiesChanged (and one even when nothing changed).
+        daemon.withLock { $0 }?.applyPower(on, adapter: index, emitPowered: true)
     }
 
-    private func withDaemon<Result>(_ body: (Daemon, inout SimState) -> Result) -> Result? {
+    func withDaemon<Result>(_ body: (Daemon, inout SimState) -> Result) -> Result? {
         guard let current = daemon.withLock({ $0 }) else { return nil }
         return core.state.withLock { state in
             guard current.isCurrent(state) else { return nil }

@@ -66,6 +66,6 @@ extension String {
     /// Four upper-case hex digits.
     init(format16 value: UInt16) {
         let digits = String(value, radix: 16, uppercase: true)
-        self = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        self = String(repeating: "0", count: Swift.max(0, 4 - digits.count)) + digits
     }
 }

@@ -1,0 +1,21 @@
+import DBus
+
+/// Which D-Bus bus bluetoothd is on.
+public enum Bus: Sendable, Hashable, CustomStringConvertible {
+    /// The system bus (or the one `DBUS_SYSTEM_BUS_ADDRESS` names): where bluetoothd lives.
+    case system
+    /// The session bus.
+    case session
+    /// A bus at an address, e.g. a `BLESimulator` on a private bus.
+    case address(String)
+
+    var connectionBus: Connection.Bus {
+        switch self {
+        case .system: .system
+        case .session: .session
+        case .address(let address): .address(address)
+        }
+    }
+
+    public var description: String { connectionBus.description }
+}

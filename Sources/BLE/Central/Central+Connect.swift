@@ -1,0 +1,142 @@
+import BlueZ
+import DBus
+
+extension Central {
+    /// Connects to a peripheral and waits until its services are resolved and its GATT
+    /// objects exist.
+    ///
+    /// Concurrent calls for one peripheral share one attempt. On timeout or cancellation the
+    /// SDK sends `Device1.Disconnect` (BlueZ's way to cancel a pending Connect) so no
+    /// half-open link remains. A peripheral BlueZ knows but that is not advertising right now
+    /// is connected to directly; one BlueZ has never seen is looked for with a short targeted
+    /// scan first.
+    public func connect(_ id: PeripheralID, timeout: Duration? = nil) async throws(BLEError) -> Peripheral {
+        let deadline = timeout ?? options.connectTimeout
+        if let attempt = connectAttempts[id] {
+            return try await attempt.value.get()
+        }
+        let attempt = Task<Result<Peripheral, BLEError>, Never>(executorPreference: session.connection.executor) {
+            do throws(BLEError) {
+                return .success(try await self.performConnect(id, timeout: deadline))
+            } catch {
+                return .failure(error)
+            }
+        }
+        connectAttempts[id] = attempt
+        let result = await withTaskCancellationHandler {
+            await attempt.value
+        } onCancel: {
+            attempt.cancel()
+        }
+        connectAttempts[id] = nil
+        return try result.get()
+    }
+
+    private func performConnect(_ id: PeripheralID, timeout: Duration) async throws(BLEError) -> Peripheral {
+        guard id.adapter == adapterName else {
+            throw BLEError(.invalidArguments, message: "this central uses \(adapterName), not \(id.adapter)")
+        }
+        guard state == .poweredOn else {
+            throw BLEError(state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot connect: \(state)")
+        }
+        guard let address = id.bluetoothAddress else { throw BLEError(.invalidArguments, message: "bad address") }
+        let start = ContinuousClock.now
+        var path = session.tree.devicePath(address: address, adapter: adapterPath)
+        if path == nil {
+            path = try await findByTargetedScan(id, address: address, timeout: timeout)
+        }
+        guard let path else { throw BLEError(.notFound, message: "the peripheral was not found") }
+        let peripheral = peripheral(for: id, path: path)
+        let remaining = timeout - (ContinuousClock.now - start)
+        guard remaining > .zero else { throw BLEError.timeout("connecting") }
+        try await peripheral.connectLink(timeout: remaining)
+        return peripheral
+    }
+
+    /// The one `Peripheral` object per identifier.
+    func peripheral(for id: PeripheralID, path: ObjectPath) -> Peripheral {
+        if let existing = peripherals[id] { return existing }
+        let created = Peripheral(
+            id: id, devicePath: path, session: session, central: self, policy: options.reconnectPolicy)
+        peripherals[id] = created
+        return created
+    }
+
+    /// Scans with the address as a pattern until BlueZ creates the device object.
+    private func findByTargetedScan(
+        _ id: PeripheralID, address: BluetoothAddress, timeout: Duration
+    ) async throws(BLEError) -> ObjectPath? {
+        let adapterPath = self.adapterPath
+        let session = self.session
+        let sequence = scan(options: ScanOptions(allowDuplicates: false))
+        return try await withDeadline(timeout, what: "looking for the peripheral") { () throws(BLEError) -> ObjectPath? in
+            for try await discovery in sequence where discovery.id.address == id.address {
+                return session.tree.devicePath(address: address, adapter: adapterPath)
+            }
+            return nil
+        }
+    }
+
+    // MARK: Known and connected peripherals
+
+    /// The peripherals BlueZ knows on this adapter (paired, previously connected, or seen
+    /// recently): Core Bluetooth's `retrievePeripherals(withIdentifiers:)` for Linux.
+    public func knownPeripherals() -> [PeripheralInfo] {
+        let tree = session.tree
+        return tree.devicePaths(of: adapterPath).sorted().compactMap { path in
+            guard let device = try? tree.device(at: path) else { return nil }
+            return PeripheralInfo(adapter: adapterName, device: device)
+        }
+    }
+
+    /// The peripherals connected now (by any process) that offer one of `services` (all when
+    /// empty): Core Bluetooth's `retrieveConnectedPeripherals(withServices:)`. The returned
+    /// objects reattach without reconnecting; the SDK does not disconnect links it did not open.
+    public func connectedPeripherals(withServices services: [BluetoothUUID] = []) -> [Peripheral] {
+        let tree = session.tree
+        return tree.devicePaths(of: adapterPath).sorted().compactMap { path in
+            guard let device = try? tree.device(at: path), device.connected else { return nil }
+            let offered = Set(device.uuids.map { BluetoothUUID($0) })
+            guard services.isEmpty || !offered.isDisjoint(with: services) else { return nil }
+            let id = PeripheralID(adapter: adapterName, bluetoothAddress: device.address)
+            let peripheral = peripheral(for: id, path: path)
+            Task { await peripheral.reattach() }
+            return peripheral
+        }
+    }
+}
+
+/// What BlueZ knows about a peripheral without connecting.
+public struct PeripheralInfo: Sendable, Hashable {
+    /// Who it is.
+    public var id: PeripheralID
+    /// Its name, if known.
+    public var name: String?
+    /// Whether it is paired.
+    public var isPaired: Bool
+    /// Whether it is connected now.
+    public var isConnected: Bool
+    /// The services it advertised or BlueZ resolved.
+    public var services: [BluetoothUUID]
+    /// Last RSSI, when seen in the current discovery.
+    public var rssi: Int16?
+
+    init(adapter: String, device: DeviceProperties) {
+        id = PeripheralID(adapter: adapter, bluetoothAddress: device.address)
+        name = device.name
+        isPaired = device.paired
+        isConnected = device.connected
+        services = device.uuids.map { BluetoothUUID($0) }
+        rssi = device.rssi
+    }
+}
+
+extension Peripheral {
+    /// Takes up a link opened by someone else, without owning it.
+    func reattach() {
+        follow()
+        if (try? session.tree.device(at: devicePath))??.connected == true, connectionState == .disconnected {
+            connectionState = .connected
+        }
+    }
+}

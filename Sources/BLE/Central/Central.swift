@@ -1,0 +1,152 @@
+import BlueZ
+import DBus
+import Foundation
+
+/// The central role, as Core Bluetooth's `CBCentralManager`: adapter state, scanning,
+/// connecting, and the peripherals BlueZ already knows.
+///
+/// ```swift
+/// let central = try await Central()                       // system bus, default adapter
+/// try await central.waitUntilPoweredOn(timeout: .seconds(5))
+/// for try await discovery in central.scan(services: [BluetoothUUID("180D")]) {
+///     let peripheral = try await central.connect(discovery.id)
+///     …
+/// }
+/// ```
+///
+/// A central runs on its bus connection's I/O thread (its actor executor), so its calls to
+/// bluetoothd cost no thread hop. ``close()`` (or releasing the last reference) stops it.
+public actor Central {
+    let session: BlueZSession
+    /// The options it was created with.
+    public nonisolated let options: CentralOptions
+    /// The adapter it uses, e.g. `hci0`.
+    public nonisolated let adapterName: String
+    nonisolated let adapterPath: ObjectPath
+    nonisolated let stateBroadcast = Broadcast(ManagerState.unknown)
+    var follower: Task<Void, Never>?
+    var discovery = DiscoverySessions()
+    var peripherals: [PeripheralID: Peripheral] = [:]
+    var connectAttempts: [PeripheralID: Task<Result<Peripheral, BLEError>, Never>] = [:]
+
+    /// The actor runs where the bus connection does its I/O.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        session.connection.executor.asUnownedSerialExecutor()
+    }
+
+    /// Connects to bluetoothd on `bus` and follows adapter `adapter` (the first one when nil).
+    ///
+    /// Succeeds even when bluetoothd or the adapter is missing: ``state`` then says so and
+    /// changes when they appear. Throws only when the bus itself cannot be reached.
+    public init(bus: Bus = .system, adapter: String? = nil, options: CentralOptions = CentralOptions())
+        async throws(BLEError)
+    {
+        let session = try await BlueZSession.open(bus: bus, logger: options.logger, callTimeout: options.callTimeout)
+        let name = adapter ?? Self.firstAdapter(in: session.tree) ?? "hci0"
+        guard let path = try? BlueZPath.adapter(named: name) else {
+            session.close()
+            throw BLEError(.invalidArguments, message: "\"\(name)\" is not an adapter name like hci0")
+        }
+        self.session = session
+        self.options = options
+        self.adapterName = name
+        self.adapterPath = path
+        let events = session.events()
+        stateBroadcast.set(Self.deriveState(session, adapter: path))
+        let task = Task(executorPreference: session.connection.executor) { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+        follower = task
+    }
+
+    deinit {
+        follower?.cancel()
+        stateBroadcast.finish()
+        session.close()
+    }
+
+    /// Stops following bluetoothd and closes the bus connection. Links this central opened
+    /// stay up only if BlueZ keeps them (it does: quirk Q15); call ``Peripheral/disconnect()`` first.
+    public func close() {
+        follower?.cancel()
+        follower = nil
+        stateBroadcast.finish()
+        session.close()
+    }
+
+    // MARK: State
+
+    /// The adapter's state now.
+    public var state: ManagerState { stateBroadcast.value }
+
+    /// The current state, then every change; ends when the central closes.
+    public nonisolated var states: AsyncStream<ManagerState> { stateBroadcast.stream() }
+
+    /// Waits until the adapter is powered on.
+    ///
+    /// - Throws: ``BLEError/Code/timeout`` past `timeout`; ``BLEError/Code/unsupported`` or
+    ///   ``BLEError/Code/unauthorized`` at once when the state says it cannot happen.
+    public func waitUntilPoweredOn(timeout: Duration = .seconds(10)) async throws(BLEError) {
+        let states = self.states
+        try await withDeadline(timeout, what: "waiting for the adapter to power on") { () throws(BLEError) in
+            for await state in states {
+                switch state {
+                case .poweredOn: return
+                case .unauthorized:
+                    throw BLEError(.unauthorized, message: "the D-Bus policy denies access to bluetoothd")
+                default: continue
+                }
+            }
+            throw BLEError(.cancelled, message: "the central was closed")
+        }
+    }
+
+    func handle(_ event: SessionEvent) {
+        stateBroadcast.set(Self.deriveState(session, adapter: adapterPath))
+        switch event {
+        case .daemonGone:
+            // bluetoothd's discovery sessions died with it.
+            discovery.running = false
+            discovery.appliedFilter = nil
+        case .tree(_, let changes):
+            let poweredOff = changes.contains { change in
+                change.path == adapterPath && change.interface == BlueZInterface.adapter1
+            } && state != .poweredOn
+            if poweredOff {
+                discovery.running = false
+                discovery.appliedFilter = nil
+            }
+        default:
+            break
+        }
+    }
+
+    static func deriveState(_ session: BlueZSession, adapter: ObjectPath) -> ManagerState {
+        let status = session.daemonStatus
+        if status.accessDenied { return .unauthorized }
+        guard status.present else { return status.everSeen ? .resetting : .unknown }
+        guard let properties = try? session.tree.adapter(at: adapter) else { return .unsupported }
+        return properties.powered ? .poweredOn : .poweredOff
+    }
+
+    static func firstAdapter(in tree: BlueZObjectTree) -> String? {
+        tree.adapterPaths().sorted().first.map { String($0.elements.last ?? "hci0") }
+    }
+
+    // MARK: Adapters
+
+    /// The adapters bluetoothd has, e.g. `["hci0", "hci1"]`.
+    public func adapters() -> [String] {
+        session.tree.adapterPaths().sorted().compactMap { $0.elements.last.map(String.init) }
+    }
+
+    /// Powers the adapter on or off (`Adapter1.Powered`).
+    public func setPowered(_ on: Bool) async throws(BLEError) {
+        _ = try await session.call(
+            adapterPath, .properties, BlueZMethod.set,
+            [.string(BlueZInterface.adapter1.rawValue), .string("Powered"), .variant(.boolean(on))])
+    }
+}

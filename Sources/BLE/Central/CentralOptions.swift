@@ -1,0 +1,17 @@
+/// Defaults of a ``Central``: deadlines per phase, buffering, logging.
+public struct CentralOptions: Sendable {
+    /// Deadline of a plain call to bluetoothd (25 s, libdbus's default).
+    public var callTimeout: Duration = .seconds(25)
+    /// Deadline of ``Central/connect(_:timeout:)`` when none is given: link, discovery and
+    /// resolution together (30 s; bluetoothd's own ATT timeout is 30 s).
+    public var connectTimeout: Duration = .seconds(30)
+    /// Discoveries a scan holds for a slow consumer before dropping (and counting) new ones.
+    public var scanBufferSize: Int = 1024
+    /// The policy of peripherals this central connects.
+    public var reconnectPolicy: ReconnectPolicy = .never
+    /// Where the SDK logs; nothing by default.
+    public var logger: BLELogger = .disabled
+
+    /// The defaults.
+    public init() {}
+}

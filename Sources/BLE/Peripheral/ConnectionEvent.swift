@@ -1,0 +1,62 @@
+/// Why a link went down.
+public enum DisconnectReason: Sendable, Hashable, CustomStringConvertible {
+    /// This process called ``Peripheral/disconnect()``.
+    case local
+    /// The peripheral ended the link.
+    case remote
+    /// Supervision timeout: the peripheral went out of range or stopped answering.
+    case timeout
+    /// Authentication failed.
+    case authentication
+    /// The host suspended.
+    case suspend
+    /// The adapter powered off.
+    case adapterPoweredOff
+    /// bluetoothd went away.
+    case bluetoothUnavailable
+    /// BlueZ removed the device.
+    case deviceRemoved
+    /// Not known: BlueZ before 5.83 does not say why a link dropped.
+    case unknown
+
+    public var description: String {
+        switch self {
+        case .local: "local"
+        case .remote: "remote"
+        case .timeout: "timeout"
+        case .authentication: "authentication"
+        case .suspend: "suspend"
+        case .adapterPoweredOff: "adapterPoweredOff"
+        case .bluetoothUnavailable: "bluetoothUnavailable"
+        case .deviceRemoved: "deviceRemoved"
+        case .unknown: "unknown"
+        }
+    }
+}
+
+/// Something that happened to a peripheral's connection.
+public enum ConnectionEvent: Sendable, Hashable {
+    /// Connected, services resolved, GATT objects available.
+    case connected
+    /// The link went down.
+    case disconnected(DisconnectReason)
+    /// A reconnect attempt (1-based) starts after the given delay.
+    case reconnecting(attempt: Int, after: Duration)
+    /// Reconnecting stopped: the error was not transient, or attempts ran out.
+    case reconnectFailed(BLEError.Code)
+    /// BlueZ added or removed GATT objects of the connected device: handles obtained earlier
+    /// may be stale (Core Bluetooth's `didModifyServices`).
+    case servicesChanged
+}
+
+/// Where a peripheral's connection stands.
+public enum ConnectionState: Sendable, Hashable {
+    /// No link.
+    case disconnected
+    /// Connecting (or reconnecting).
+    case connecting
+    /// Connected and resolved.
+    case connected
+    /// Disconnecting at this process's request.
+    case disconnecting
+}

@@ -1,0 +1,250 @@
+import BlueZ
+import DBus
+import Foundation
+
+/// A remote peripheral, as Core Bluetooth's `CBPeripheral`: its connection, its services, and
+/// the GATT operations on them. Obtained from ``Central/connect(_:timeout:)``; the same
+/// object stays valid across disconnections and reconnections.
+public actor Peripheral {
+    /// Who it is.
+    public nonisolated let id: PeripheralID
+    nonisolated let devicePath: ObjectPath
+    let session: BlueZSession
+    weak var central: Central?
+    nonisolated let eventBroadcast: EventBroadcast<ConnectionEvent>
+    var connectionState: ConnectionState = .disconnected
+    var reconnectPolicy: ReconnectPolicy
+    /// Whether this process opened the link (the SDK never closes links it did not open).
+    var openedByUs = false
+    var userDisconnecting = false
+    var reconnectTask: Task<Void, Never>?
+    var follower: Task<Void, Never>?
+    var lastDisconnectReason: DisconnectReason?
+
+    /// The actor runs where the bus connection does its I/O.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        session.connection.executor.asUnownedSerialExecutor()
+    }
+
+    init(id: PeripheralID, devicePath: ObjectPath, session: BlueZSession, central: Central, policy: ReconnectPolicy) {
+        self.id = id
+        self.devicePath = devicePath
+        self.session = session
+        self.central = central
+        self.reconnectPolicy = policy
+        self.eventBroadcast = EventBroadcast()
+    }
+
+    deinit {
+        follower?.cancel()
+        reconnectTask?.cancel()
+        eventBroadcast.finish()
+    }
+
+    /// Starts following the device's objects (once).
+    func follow() {
+        guard follower == nil else { return }
+        let events = session.events(under: devicePath)
+        follower = Task(executorPreference: session.connection.executor) { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+    }
+
+    // MARK: Public state
+
+    /// The device's name, when BlueZ knows one.
+    public var name: String? { (try? session.tree.device(at: devicePath))??.name }
+
+    /// Where the connection stands.
+    public var state: ConnectionState { connectionState }
+
+    /// Whether the link is up and services are resolved.
+    public var isConnected: Bool { connectionState == .connected }
+
+    /// Connection events from now on: connected, disconnected (with a reason), reconnect
+    /// attempts, services changed. Holds the latest 64 for a slow reader.
+    public nonisolated var events: AsyncStream<ConnectionEvent> { eventBroadcast.stream() }
+
+    /// Changes the reconnect policy (see ``ReconnectPolicy``).
+    public func setReconnectPolicy(_ policy: ReconnectPolicy) {
+        reconnectPolicy = policy
+        if !policy.reconnects { reconnectTask?.cancel() }
+    }
+
+    // MARK: Following the device
+
+    private func handle(_ event: SessionEvent) {
+        switch event {
+        case .daemonGone:
+            linkWentDown(.bluetoothUnavailable)
+        case .signal(let message):
+            guard message.member == BlueZSignal.disconnected, case .string(let name)? = message.body.first else { return }
+            lastDisconnectReason = Self.reason(BlueZ.DisconnectReason(name: name))
+        case .tree(_, let changes):
+            let device = try? session.tree.device(at: devicePath)
+            if changes.contains(where: { $0.path == devicePath && $0.interface == BlueZInterface.device1 }) {
+                if device == nil {
+                    linkWentDown(.deviceRemoved)
+                } else if let device, !device.connected, connectionState == .connected {
+                    let adapterOff = (try? session.tree.adapter(at: device.adapter))??.powered == false
+                    linkWentDown(adapterOff ? .adapterPoweredOff : (lastDisconnectReason ?? .unknown))
+                }
+            }
+            let gattChanged = changes.contains { change in
+                change.path != devicePath
+                    && (change.interface == BlueZInterface.gattService1
+                        || change.interface == BlueZInterface.gattCharacteristic1)
+                    && { if case .changed = change { return false } else { return true } }()
+            }
+            if gattChanged && connectionState == .connected { gattObjectsChanged() }
+        case .daemonBack:
+            break
+        }
+    }
+
+    /// Hook for the GATT layer: objects were added or removed while connected.
+    func gattObjectsChanged() {
+        eventBroadcast.yield(.servicesChanged)
+    }
+
+    private static func reason(_ reason: BlueZ.DisconnectReason?) -> DisconnectReason {
+        switch reason {
+        case .local?: .local
+        case .remote?: .remote
+        case .timeout?: .timeout
+        case .authentication?: .authentication
+        case .suspend?: .suspend
+        default: .unknown
+        }
+    }
+
+    private func linkWentDown(_ reason: DisconnectReason) {
+        guard connectionState == .connected || connectionState == .disconnecting else { return }
+        let byUs = userDisconnecting
+        connectionState = .disconnected
+        lastDisconnectReason = nil
+        linkDownHook(reason)
+        eventBroadcast.yield(.disconnected(byUs ? .local : reason))
+        if !byUs && reconnectPolicy.reconnects && reason != .deviceRemoved && reason != .bluetoothUnavailable {
+            startReconnecting()
+        } else if !byUs && reconnectPolicy.reconnects && reason == .bluetoothUnavailable {
+            startReconnecting()
+        }
+    }
+
+    /// Hook for the GATT layer: fail pending operations.
+    func linkDownHook(_ reason: DisconnectReason) {}
+
+    func daemonGone() { linkWentDown(.bluetoothUnavailable) }
+
+    // MARK: Connecting
+
+    /// Brings the link up and waits for resolution, within `timeout`.
+    func connectLink(timeout: Duration) async throws(BLEError) {
+        if connectionState == .connected, (try? session.tree.device(at: devicePath))??.servicesResolved == true {
+            return
+        }
+        follow()
+        reconnectTask?.cancel()
+        userDisconnecting = false
+        connectionState = .connecting
+        let events = session.events(under: devicePath)
+        let session = self.session
+        let devicePath = self.devicePath
+        do {
+            try await withDeadline(timeout, what: "connecting") { () throws(BLEError) in
+                _ = try await session.call(devicePath, BlueZInterface.device1, BlueZMethod.connect, timeout: timeout)
+                try await Self.waitResolved(session: session, device: devicePath, events: events)
+            }
+        } catch {
+            connectionState = .disconnected
+            if error.code == .timeout || error.code == .cancelled {
+                // BlueZ cancels a pending Connect on Disconnect; leave no half-open link.
+                _ = try? await session.call(devicePath, BlueZInterface.device1, BlueZMethod.disconnect, timeout: .seconds(5))
+            }
+            throw error
+        }
+        openedByUs = true
+        connectionState = .connected
+        eventBroadcast.yield(.connected)
+    }
+
+    /// Waits until the device is connected, resolved and its GATT objects exist (Q1, Q2).
+    private static func waitResolved(
+        session: BlueZSession, device: ObjectPath, events: AsyncStream<SessionEvent>
+    ) async throws(BLEError) {
+        func check() throws(BLEError) -> Bool {
+            guard let properties = try? session.tree.device(at: device) else {
+                throw BLEError(.notFound, message: "the device vanished while connecting")
+            }
+            return properties.connected && properties.servicesResolved
+        }
+        if try check() { return }
+        for await event in events {
+            if case .daemonGone = event { throw BLEError.bluetoothGone }
+            if try check() { return }
+        }
+        throw BLEError.cancelledByTask
+    }
+
+    /// Closes the link this process opened and waits until it is down. Succeeds at once when
+    /// not connected. Pending operations fail with ``BLEError/Code/disconnected``.
+    public func disconnect() async throws(BLEError) {
+        reconnectTask?.cancel()
+        reconnectTask = nil
+        guard connectionState != .disconnected else { return }
+        userDisconnecting = true
+        connectionState = .disconnecting
+        defer { userDisconnecting = false }
+        _ = try await session.call(devicePath, BlueZInterface.device1, BlueZMethod.disconnect)
+        if connectionState != .disconnected {
+            connectionState = .disconnected
+            linkDownHook(.local)
+            eventBroadcast.yield(.disconnected(.local))
+        }
+        openedByUs = false
+    }
+
+    // MARK: Reconnecting
+
+    private func startReconnecting() {
+        reconnectTask?.cancel()
+        let policy = reconnectPolicy
+        reconnectTask = Task(executorPreference: session.connection.executor) { [weak self] in
+            var attempt = 1
+            while !Task.isCancelled {
+                if let limit = policy.maximumAttempts, attempt > limit {
+                    await self?.reconnectGaveUp(.timeout)
+                    return
+                }
+                let delay = policy.delay(attempt: attempt)
+                guard let self else { return }
+                self.eventBroadcast.yield(.reconnecting(attempt: attempt, after: delay))
+                do { try await Task.sleep(for: delay) } catch { return }
+                do throws(BLEError) {
+                    try await self.reconnectOnce()
+                    return
+                } catch {
+                    if !error.isTransient {
+                        await self.reconnectGaveUp(error.code)
+                        return
+                    }
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    private func reconnectOnce() async throws(BLEError) {
+        guard !userDisconnecting else { throw BLEError.cancelledByTask }
+        let timeout = central?.options.connectTimeout ?? .seconds(30)
+        try await connectLink(timeout: timeout)
+    }
+
+    private func reconnectGaveUp(_ code: BLEError.Code) {
+        eventBroadcast.yield(.reconnectFailed(code))
+    }
+}

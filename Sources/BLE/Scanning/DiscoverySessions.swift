@@ -1,0 +1,115 @@
+import BlueZ
+import DBus
+
+/// The scans sharing one BlueZ discovery session, and what the adapter was last told.
+///
+/// BlueZ keeps one discovery session and one filter per bus connection, so concurrent scans
+/// of a central merge their filters; each scan then filters its own results client-side.
+struct DiscoverySessions {
+    var scans: [UInt64: ScanRequest] = [:]
+    var running = false
+    var appliedFilter: [String: DBusValue]?
+    /// An async mutex: start/stop/filter changes must not interleave across awaits.
+    var busy = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+    var nextID: UInt64 = 1
+
+    /// The SetDiscoveryFilter dictionary for the current scans: the union of their service
+    /// UUIDs (none if any scan wants all), the lowest RSSI threshold, duplicates if any wants
+    /// them, and the widest transport.
+    var mergedFilter: [String: DBusValue] {
+        var filter: [String: DBusValue] = [:]
+        let requests = Array(scans.values)
+        if !requests.isEmpty, requests.allSatisfy({ !$0.services.isEmpty }) {
+            let uuids = Set(requests.flatMap(\.services).map(\.uuidString)).sorted()
+            filter[DiscoveryFilter.Key.uuids] = .array(.string, uuids.map { .string($0) })
+        }
+        let thresholds = requests.map(\.options.rssiThreshold)
+        if !thresholds.isEmpty, thresholds.allSatisfy({ $0 != nil }) {
+            filter[DiscoveryFilter.Key.rssi] = .int16(thresholds.compactMap { $0 }.min() ?? -127)
+        }
+        let transports = Set(requests.map(\.options.transport))
+        let transport: ScanOptions.Transport =
+            transports.count > 1 || transports.contains(.auto) ? .auto : (transports.first ?? .le)
+        filter[DiscoveryFilter.Key.transport] = .string(transport.rawValue)
+        filter[DiscoveryFilter.Key.duplicateData] = .boolean(requests.contains { $0.options.allowDuplicates })
+        return filter
+    }
+}
+
+/// One scan's wishes.
+struct ScanRequest: Sendable {
+    var services: [BluetoothUUID]
+    var options: ScanOptions
+}
+
+extension Central {
+    func lockDiscovery() async {
+        while discovery.busy {
+            await withCheckedContinuation { discovery.waiters.append($0) }
+        }
+        discovery.busy = true
+    }
+
+    func unlockDiscovery() {
+        discovery.busy = false
+        if !discovery.waiters.isEmpty { discovery.waiters.removeFirst().resume() }
+    }
+
+    /// Adds a scan; the first one starts discovery, later ones widen the filter.
+    func addScan(_ request: ScanRequest) async throws(BLEError) -> UInt64 {
+        await lockDiscovery()
+        defer { unlockDiscovery() }
+        let id = discovery.nextID
+        discovery.nextID += 1
+        discovery.scans[id] = request
+        do {
+            try await applyDiscovery()
+        } catch {
+            discovery.scans[id] = nil
+            throw error
+        }
+        return id
+    }
+
+    /// Removes a scan; the last one leaving stops discovery.
+    func removeScan(_ id: UInt64) async {
+        await lockDiscovery()
+        defer { unlockDiscovery() }
+        guard discovery.scans.removeValue(forKey: id) != nil else { return }
+        try? await applyDiscovery()
+    }
+
+    private func applyDiscovery() async throws(BLEError) {
+        if discovery.scans.isEmpty {
+            guard discovery.running else { return }
+            discovery.running = false
+            discovery.appliedFilter = nil
+            do {
+                _ = try await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.stopDiscovery)
+            } catch where error.code == .failed || error.code == .poweredOff || error.code == .bluetoothUnavailable {
+                // Already stopped by power-off or a restart: nothing left to stop.
+            }
+            return
+        }
+        guard state == .poweredOn else {
+            throw BLEError(state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot scan: \(state)")
+        }
+        let filter = discovery.mergedFilter
+        if filter != discovery.appliedFilter {
+            _ = try await session.call(
+                adapterPath, BlueZInterface.adapter1, BlueZMethod.setDiscoveryFilter,
+                [.dictionary(key: .string, value: .variant, filter.keys.sorted().map {
+                    DBusDictionaryEntry(.string($0), .variant(filter[$0] ?? .boolean(false)))
+                })])
+            discovery.appliedFilter = filter
+        }
+        guard !discovery.running else { return }
+        do {
+            _ = try await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.startDiscovery)
+        } catch where error.code == .inProgress {
+            // This connection already has a session (e.g. started before a state glitch).
+        }
+        discovery.running = true
+    }
+}

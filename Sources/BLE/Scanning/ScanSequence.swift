@@ -1,0 +1,170 @@
+import BlueZ
+import DBus
+import Foundation
+import Synchronization
+
+/// The discoveries of one scan: an `AsyncSequence` that throws ``BLEError``.
+///
+/// Iterating starts the scan (sharing the adapter's discovery with other scans of the same
+/// central); leaving the loop or cancelling the task stops it, and the last scan leaving
+/// stops discovery. It fails with ``BLEError/Code/poweredOff`` when the adapter powers off
+/// and ``BLEError/Code/bluetoothUnavailable`` when bluetoothd goes away.
+///
+/// Buffering: up to ``ScanOptions/bufferSize`` discoveries wait for a slow consumer; newer
+/// ones are dropped and counted in ``droppedCount`` (a scan never slows the D-Bus thread).
+public struct ScanSequence: AsyncSequence, Sendable {
+    public typealias Element = Discovery
+    public typealias Failure = BLEError
+
+    let central: Central
+    let request: ScanRequest
+    let counters = ScanCounters()
+
+    /// Discoveries dropped because the consumer fell behind (all iterations of this sequence).
+    public var droppedCount: Int { counters.dropped.load(ordering: .relaxed) }
+
+    /// Starts scanning.
+    public func makeAsyncIterator() -> Iterator {
+        let size = request.options.bufferSize ?? central.options.scanBufferSize
+        let (stream, continuation) = AsyncStream<Result<Discovery, BLEError>>.makeStream(
+            bufferingPolicy: .bufferingOldest(Swift.max(1, size)))
+        let central = self.central
+        let request = self.request
+        let counters = self.counters
+        let task = Task(executorPreference: central.session.connection.executor) {
+            await central.runScan(request, into: continuation, counters: counters)
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return Iterator(base: stream.makeAsyncIterator(), handle: ScanHandle(task: task))
+    }
+
+    /// Yields discoveries; throws once, then ends.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Result<Discovery, BLEError>>.AsyncIterator
+        let handle: ScanHandle
+
+        /// The next discovery, `nil` when the scan ended (task cancelled).
+        public mutating func next() async throws(BLEError) -> Discovery? {
+            guard let result = await base.next() else { return nil }
+            return try result.get()
+        }
+
+        /// The next discovery, on the caller's actor.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(BLEError) -> Discovery? {
+            guard let result = await base.next(isolation: actor) else { return nil }
+            return try result.get()
+        }
+    }
+}
+
+/// Cancels the scan's task when the last iterator copy goes away.
+final class ScanHandle: Sendable {
+    let task: Task<Void, Never>
+    init(task: Task<Void, Never>) { self.task = task }
+    deinit { task.cancel() }
+}
+
+/// Counters shared by a scan sequence's iterations.
+final class ScanCounters: Sendable {
+    let dropped = Atomic<Int>(0)
+}
+
+extension Central {
+    /// Scans for advertising peripherals, optionally only those advertising `services`.
+    ///
+    /// ```swift
+    /// for try await discovery in central.scan(services: [BluetoothUUID("180D")]) { … }
+    /// ```
+    public nonisolated func scan(services: [BluetoothUUID] = [], options: ScanOptions = ScanOptions()) -> ScanSequence {
+        ScanSequence(central: self, request: ScanRequest(services: services, options: options))
+    }
+
+    /// The body of one scan: listen first, then start discovery, then report.
+    nonisolated func runScan(
+        _ request: ScanRequest, into continuation: AsyncStream<Result<Discovery, BLEError>>.Continuation,
+        counters: ScanCounters
+    ) async {
+        let events = session.events(under: adapterPath)
+        let scanID: UInt64
+        do {
+            scanID = try await addScan(request)
+        } catch {
+            continuation.yield(.failure(error))
+            continuation.finish()
+            return
+        }
+        var reporter = ScanReporter(request: request, adapter: adapterName)
+        let emit: (Discovery) -> Void = { discovery in
+            if case .dropped = continuation.yield(.success(discovery)) { counters.dropped.add(1, ordering: .relaxed) }
+        }
+        for path in session.tree.devicePaths(of: adapterPath) {
+            if let discovery = reporter.consider(path, in: session.tree, advertised: true) { emit(discovery) }
+        }
+        loop: for await event in events {
+            switch event {
+            case .daemonGone:
+                continuation.yield(.failure(.bluetoothGone))
+                break loop
+            case .tree(_, let changes):
+                let tree = session.tree
+                if (try? tree.adapter(at: adapterPath))??.powered != true {
+                    continuation.yield(.failure(BLEError(.poweredOff, message: "the adapter powered off during a scan")))
+                    break loop
+                }
+                for change in changes where change.interface == BlueZInterface.device1 {
+                    switch change {
+                    case .added(let path, _):
+                        if let discovery = reporter.consider(path, in: tree, advertised: true) { emit(discovery) }
+                    case .changed(let path, _, let keys, _):
+                        // Invalidation alone (RSSI gone at StopDiscovery) is no advertisement (Q9).
+                        let advertised = !Set(keys).isDisjoint(with: ScanReporter.advertisementKeys)
+                        if advertised, let discovery = reporter.consider(path, in: tree, advertised: true) {
+                            emit(discovery)
+                        }
+                    case .removed(let path, _):
+                        reporter.forget(path)
+                    }
+                }
+            default:
+                continue
+            }
+        }
+        continuation.finish()
+        await removeScan(scanID)
+    }
+}
+
+/// Decides which device changes a scan reports (its client-side filter and duplicate rule).
+struct ScanReporter {
+    let request: ScanRequest
+    let adapter: String
+    private var reported: [ObjectPath: AdvertisementData] = [:]
+
+    static let advertisementKeys: Set<String> = [
+        "RSSI", "ManufacturerData", "ServiceData", "TxPower", "Name", "UUIDs", "AdvertisingData", "Appearance",
+    ]
+
+    init(request: ScanRequest, adapter: String) {
+        self.request = request
+        self.adapter = adapter
+    }
+
+    mutating func consider(_ path: ObjectPath, in tree: BlueZObjectTree, advertised: Bool) -> Discovery? {
+        guard advertised, let device = try? tree.device(at: path), let rssi = device.rssi else { return nil }
+        let advertisement = AdvertisementData(device)
+        if !request.services.isEmpty && Set(advertisement.serviceUUIDs).isDisjoint(with: request.services) {
+            return nil
+        }
+        if let threshold = request.options.rssiThreshold, rssi < threshold { return nil }
+        if let prefix = request.options.namePrefix, !(advertisement.localName?.hasPrefix(prefix) ?? false) {
+            return nil
+        }
+        if !request.options.allowDuplicates, reported[path] == advertisement { return nil }
+        reported[path] = advertisement
+        return Discovery(
+            id: PeripheralID(adapter: adapter, bluetoothAddress: device.address), rssi: rssi,
+            advertisement: advertisement, timestamp: Date())
+    }
+
+    mutating func forget(_ path: ObjectPath) { reported[path] = nil }
+}

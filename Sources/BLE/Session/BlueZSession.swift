@@ -1,0 +1,213 @@
+import BlueZ
+import DBus
+import Synchronization
+
+/// The SDK's view of bluetoothd over one bus connection: a mirror of its object tree kept by
+/// one ordered stream of its signals, the owner of `org.bluez` followed through
+/// `NameOwnerChanged`, and calls that fail fast while bluetoothd is away.
+///
+/// Signals are accepted only from the current owner of `org.bluez` (the DBus layer resolves
+/// the well-known sender), so another client on the bus cannot forge BlueZ state.
+final class BlueZSession: Sendable {
+    struct Listener {
+        var prefix: ObjectPath?
+        var continuation: AsyncStream<SessionEvent>.Continuation
+    }
+
+    struct State {
+        var tree = BlueZObjectTree()
+        var owner: BusName?
+        var everSeenOwner = false
+        var accessDenied = false
+        var listeners: [UInt64: Listener] = [:]
+        var nextListener: UInt64 = 1
+        var consumer: Task<Void, Never>?
+    }
+
+    let connection: Connection
+    let logger: BLELogger
+    let callTimeout: Duration
+    private let state = Mutex(State())
+
+    private init(connection: Connection, logger: BLELogger, callTimeout: Duration) {
+        self.connection = connection
+        self.logger = logger
+        self.callTimeout = callTimeout
+    }
+
+    /// Connects to the bus, subscribes to BlueZ's signals, reads the tree, and starts
+    /// following bluetoothd.
+    static func open(bus: Bus, logger: BLELogger, callTimeout: Duration) async throws(BLEError) -> BlueZSession {
+        let connection: Connection
+        do {
+            connection = try await Connection(bus: bus.connectionBus)
+        } catch {
+            throw BLEError(.bluetoothUnavailable, message: "cannot reach the bus: \(error.message)", underlying: error)
+        }
+        let session = BlueZSession(connection: connection, logger: logger, callTimeout: callTimeout)
+        do {
+            try await session.start()
+        } catch {
+            connection.close()
+            throw error
+        }
+        return session
+    }
+
+    private func start() async throws(BLEError) {
+        let subscription: SignalSubscription
+        do {
+            // One ordered stream for both: BlueZ's signals and changes of its owner.
+            subscription = try await connection.signals(
+                matchingAny: [
+                    MatchRule(sender: BlueZService.busName),
+                    MatchRule(
+                        sender: .bus, interface: .bus, member: try MemberName("NameOwnerChanged"),
+                        arguments: [0: BlueZService.busName.rawValue]),
+                ], buffering: .unbounded)
+        } catch {
+            throw BLEError(error)
+        }
+        // Subscribed first, then read: nothing can slip between the two.
+        let owner = try? await connection.nameOwner(of: BlueZService.busName)
+        if let owner { await resync(owner: owner) }
+        let task = Task(executorPreference: connection.executor) { [weak self] in
+            for await message in subscription {
+                guard let self else { return }
+                await self.consume(message)
+            }
+        }
+        state.withLock { $0.consumer = task }
+    }
+
+    /// Stops following bluetoothd and closes the bus connection; listeners' streams end.
+    func close() {
+        let (consumer, listeners) = state.withLock { state in
+            defer {
+                state.listeners.removeAll()
+                state.consumer = nil
+            }
+            return (state.consumer, Array(state.listeners.values))
+        }
+        consumer?.cancel()
+        for listener in listeners { listener.continuation.finish() }
+        connection.close()
+    }
+
+    // MARK: Following bluetoothd
+
+    private func consume(_ message: DBusMessage) async {
+        if message.sender == .bus {
+            guard message.body.count == 3, case .string(let newOwner) = message.body[2] else { return }
+            if newOwner.isEmpty {
+                logger.log(.info, "bluetoothd left the bus")
+                apply(.reset)
+                broadcast(.daemonGone)
+            } else if let owner = try? BusName(newOwner) {
+                logger.log(.info, "bluetoothd is on the bus as \(owner)")
+                await resync(owner: owner)
+            }
+            return
+        }
+        do {
+            if let event = try ObjectTreeEvent(signal: message) {
+                apply(event)
+            } else {
+                broadcast(.signal(message))
+            }
+        } catch {
+            logger.log(.debug, "ignored a malformed BlueZ signal: \(error.message)")
+        }
+    }
+
+    private func resync(owner: BusName) async {
+        state.withLock { state in
+            state.owner = owner
+            state.everSeenOwner = true
+        }
+        do {
+            let reply = try await connection.call(
+                destination: BlueZService.busName, path: BlueZService.rootPath, interface: .objectManager,
+                member: BlueZMethod.getManagedObjects, timeout: callTimeout)
+            apply(try ObjectTreeEvent(managedObjectsReply: reply))
+            state.withLock { $0.accessDenied = false }
+        } catch {
+            if error.name == DBusError.StandardName.accessDenied { state.withLock { $0.accessDenied = true } }
+            logger.log(.debug, "GetManagedObjects failed: \(error)")
+        }
+        broadcast(.daemonBack)
+    }
+
+    private func apply(_ event: ObjectTreeEvent) {
+        let changes = state.withLock { $0.tree.apply(event) }
+        if event == .reset { state.withLock { $0.owner = nil } }
+        broadcast(.tree(event, changes))
+    }
+
+    private func broadcast(_ event: SessionEvent) {
+        let listeners = state.withLock { Array($0.listeners.values) }
+        for listener in listeners where listener.prefix.map(event.concerns) ?? true {
+            listener.continuation.yield(event)
+        }
+    }
+
+    // MARK: Listening and reading
+
+    /// Events from now on, optionally only those about `prefix` and below. Registering is
+    /// synchronous, so a caller that listens and then reads the tree misses nothing.
+    func events(under prefix: ObjectPath? = nil) -> AsyncStream<SessionEvent> {
+        let (stream, continuation) = AsyncStream<SessionEvent>.makeStream()
+        let id = state.withLock { state -> UInt64 in
+            let id = state.nextListener
+            state.nextListener += 1
+            state.listeners[id] = Listener(prefix: prefix, continuation: continuation)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Reads the mirrored tree.
+    func read<Result>(_ body: (BlueZObjectTree) throws(BLEError) -> Result) throws(BLEError) -> Result {
+        let tree = state.withLock { $0.tree }
+        return try body(tree)
+    }
+
+    /// The mirrored tree (a copy).
+    var tree: BlueZObjectTree { state.withLock { $0.tree } }
+
+    /// Whether bluetoothd is on the bus now, was ever seen, and refused us.
+    var daemonStatus: (present: Bool, everSeen: Bool, accessDenied: Bool) {
+        state.withLock { ($0.owner != nil, $0.everSeenOwner, $0.accessDenied) }
+    }
+
+    // MARK: Calls
+
+    /// Calls bluetoothd, traced at `trace` level, errors mapped to ``BLEError``.
+    func call(
+        _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ arguments: [DBusValue] = [],
+        timeout: Duration? = nil
+    ) async throws(BLEError) -> DBusMessage {
+        guard daemonStatus.present else { throw BLEError.bluetoothGone }
+        logger.log(.trace, "\(path) \(interface.rawValue).\(member.rawValue) \(describe(arguments))")
+        do {
+            let reply = try await connection.call(
+                destination: BlueZService.busName, path: path, interface: interface, member: member,
+                arguments: arguments, timeout: timeout ?? callTimeout)
+            logger.log(.trace, "\(path) \(member.rawValue) -> \(describe(reply.body))")
+            return reply
+        } catch {
+            logger.log(.trace, "\(path) \(member.rawValue) -> \(error)")
+            throw BLEError(error)
+        }
+    }
+
+    private func describe(_ values: [DBusValue]) -> String {
+        values.map { value -> String in
+            if case .bytes(let data) = value { return logger.payload(Array(data)) }
+            return logger.includesPayloads ? "\(value)" : value.type.signature
+        }.joined(separator: ", ")
+    }
+}

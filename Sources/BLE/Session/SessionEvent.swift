@@ -1,0 +1,30 @@
+import BlueZ
+import DBus
+
+/// What the session tells the objects that listen to it (central, scans, peripherals,
+/// characteristics), in the order bluetoothd said it.
+enum SessionEvent: Sendable {
+    /// The object tree changed: the event as received (with its values) and its effect.
+    case tree(ObjectTreeEvent, [ObjectTreeChange])
+    /// bluetoothd left the bus: every object is gone.
+    case daemonGone
+    /// bluetoothd is (back) on the bus and the tree was re-read.
+    case daemonBack
+    /// A BlueZ signal that is not an object-tree change (e.g. `Device1.Disconnected`).
+    case signal(DBusMessage)
+
+    /// Whether this event concerns `prefix` or something below it.
+    func concerns(_ prefix: ObjectPath) -> Bool {
+        switch self {
+        case .daemonGone, .daemonBack: return true
+        case .signal(let message): return message.path?.isInNamespace(prefix) ?? false
+        case .tree(let event, let changes):
+            if changes.contains(where: { $0.path.isInNamespace(prefix) }) { return true }
+            switch event {
+            case .propertiesChanged(let path, _, _, _): return path.isInNamespace(prefix)
+            case .snapshot, .reset: return true
+            default: return false
+            }
+        }
+    }
+}
