@@ -11,6 +11,10 @@ let usage = """
       --scenario  peripherals and timing (see Scenarios/README.md)
       --bus       join this bus instead of starting a private dbus-daemon
       --profile   the bluetoothd release to imitate (overrides the scenario's)
+    Other processes drive it through org.swiftble.Simulator1 on /org/swiftble/Simulator, owned by
+    org.swiftble.Simulator on the same bus (see Scenarios/README.md), e.g.
+      dbus-send --system --print-reply --dest=org.swiftble.Simulator /org/swiftble/Simulator \\
+          org.swiftble.Simulator1.Statistics
     """
 
 func fail(_ message: String, code: Int32 = 2) -> Never {
@@ -78,6 +82,9 @@ do {
         Data(
             "ble-sim: bluetoothd \(profile.version) simulated with \(scenario.peripherals.count) peripheral(s)\n"
                 .utf8))
+    let control = SimulatorControlInterface.self
+    FileHandle.standardError.write(
+        Data("ble-sim: control \(control.interface) at \(control.objectPath) on \(control.busName)\n".utf8))
     var waiter = stopRequested.stream.makeAsyncIterator()
     _ = await waiter.next()
     simulator.stop()

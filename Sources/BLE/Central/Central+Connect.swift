@@ -57,7 +57,8 @@ extension Central {
     func peripheral(for id: PeripheralID, path: ObjectPath) -> Peripheral {
         if let existing = peripherals[id] { return existing }
         let created = Peripheral(
-            id: id, devicePath: path, session: session, central: self, policy: options.reconnectPolicy)
+            id: id, devicePath: path, session: session, central: self, policy: options.reconnectPolicy,
+            options: options)
         peripherals[id] = created
         return created
     }

@@ -111,7 +111,7 @@ public actor Central {
             // bluetoothd's discovery sessions died with it.
             discovery.running = false
             discovery.appliedFilter = nil
-        case .tree(_, let changes):
+        case .tree(_, let changes, _):
             let poweredOff = changes.contains { change in
                 change.path == adapterPath && change.interface == BlueZInterface.adapter1
             } && state != .poweredOn

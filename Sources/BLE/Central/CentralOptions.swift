@@ -7,6 +7,10 @@ public struct CentralOptions: Sendable {
     public var connectTimeout: Duration = .seconds(30)
     /// Discoveries a scan holds for a slow consumer before dropping (and counting) new ones.
     public var scanBufferSize: Int = 1024
+    /// Notifications one iteration of ``Characteristic/notifications`` holds for a slow reader
+    /// before dropping (and counting) new ones: 8,192, several seconds at the fastest rate the
+    /// bus sustains.
+    public var notificationBufferSize: Int = 8192
     /// The policy of peripherals this central connects.
     public var reconnectPolicy: ReconnectPolicy = .never
     /// Where the SDK logs; nothing by default.

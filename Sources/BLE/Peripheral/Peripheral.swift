@@ -20,13 +20,22 @@ public actor Peripheral {
     var reconnectTask: Task<Void, Never>?
     var follower: Task<Void, Never>?
     var lastDisconnectReason: DisconnectReason?
+    /// The GATT client's bookkeeping (see Peripheral+GATT.swift).
+    var gatt = GattClientState()
+    nonisolated let notificationBufferSize: Int
+    nonisolated let operationTimeout: Duration
 
     /// The actor runs where the bus connection does its I/O.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         session.connection.executor.asUnownedSerialExecutor()
     }
 
-    init(id: PeripheralID, devicePath: ObjectPath, session: BlueZSession, central: Central, policy: ReconnectPolicy) {
+    init(
+        id: PeripheralID, devicePath: ObjectPath, session: BlueZSession, central: Central, policy: ReconnectPolicy,
+        options: CentralOptions
+    ) {
+        self.notificationBufferSize = options.notificationBufferSize
+        self.operationTimeout = options.callTimeout
         self.id = id
         self.devicePath = devicePath
         self.session = session
@@ -83,7 +92,12 @@ public actor Peripheral {
         case .signal(let message):
             guard message.member == BlueZSignal.disconnected, case .string(let name)? = message.body.first else { return }
             lastDisconnectReason = Self.reason(BlueZ.DisconnectReason(name: name))
-        case .tree(_, let changes):
+        case .tree(let event, let changes, let serial):
+            if case .propertiesChanged(let path, let interface, let changed, _) = event,
+                interface == BlueZInterface.gattCharacteristic1, case .bytes(let value)? = changed["Value"]
+            {
+                valueChanged(path, value, serial: serial)
+            }
             let device = try? session.tree.device(at: devicePath)
             if changes.contains(where: { $0.path == devicePath && $0.interface == BlueZInterface.device1 }) {
                 if device == nil {
@@ -105,8 +119,9 @@ public actor Peripheral {
         }
     }
 
-    /// Hook for the GATT layer: objects were added or removed while connected.
+    /// GATT objects were added or removed while connected: cached handles are stale.
     func gattObjectsChanged() {
+        invalidateServices()
         eventBroadcast.yield(.servicesChanged)
     }
 
@@ -135,8 +150,10 @@ public actor Peripheral {
         }
     }
 
-    /// Hook for the GATT layer: fail pending operations.
-    func linkDownHook(_ reason: DisconnectReason) {}
+    /// The link dropped: every pending GATT operation fails now.
+    func linkDownHook(_ reason: DisconnectReason) {
+        failPendingOperations(BLEError(.disconnected, message: "the link dropped (\(reason))"))
+    }
 
     func daemonGone() { linkWentDown(.bluetoothUnavailable) }
 
@@ -170,6 +187,7 @@ public actor Peripheral {
         openedByUs = true
         connectionState = .connected
         eventBroadcast.yield(.connected)
+        await rearmSubscriptions()
     }
 
     /// Waits until the device is connected, resolved and its GATT objects exist (Q1, Q2).

@@ -105,7 +105,7 @@ extension Central {
             case .daemonGone:
                 continuation.yield(.failure(.bluetoothGone))
                 break loop
-            case .tree(_, let changes):
+            case .tree(_, let changes, _):
                 let tree = session.tree
                 if (try? tree.adapter(at: adapterPath))??.powered != true {
                     continuation.yield(.failure(BLEError(.poweredOff, message: "the adapter powered off during a scan")))

@@ -111,7 +111,7 @@ final class BlueZSession: Sendable {
         }
         do {
             if let event = try ObjectTreeEvent(signal: message) {
-                apply(event)
+                apply(event, serial: message.serial)
             } else {
                 broadcast(.signal(message))
             }
@@ -138,10 +138,10 @@ final class BlueZSession: Sendable {
         broadcast(.daemonBack)
     }
 
-    private func apply(_ event: ObjectTreeEvent) {
+    private func apply(_ event: ObjectTreeEvent, serial: UInt32 = 0) {
         let changes = state.withLock { $0.tree.apply(event) }
         if event == .reset { state.withLock { $0.owner = nil } }
-        broadcast(.tree(event, changes))
+        broadcast(.tree(event, changes, serial: serial))
     }
 
     private func broadcast(_ event: SessionEvent) {

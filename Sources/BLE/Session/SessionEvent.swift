@@ -4,8 +4,9 @@ import DBus
 /// What the session tells the objects that listen to it (central, scans, peripherals,
 /// characteristics), in the order bluetoothd said it.
 enum SessionEvent: Sendable {
-    /// The object tree changed: the event as received (with its values) and its effect.
-    case tree(ObjectTreeEvent, [ObjectTreeChange])
+    /// The object tree changed: the event as received (with its values), its effect, and the
+    /// serial bluetoothd gave the signal (0 for a re-read), which orders it against replies.
+    case tree(ObjectTreeEvent, [ObjectTreeChange], serial: UInt32)
     /// bluetoothd left the bus: every object is gone.
     case daemonGone
     /// bluetoothd is (back) on the bus and the tree was re-read.
@@ -18,7 +19,7 @@ enum SessionEvent: Sendable {
         switch self {
         case .daemonGone, .daemonBack: return true
         case .signal(let message): return message.path?.isInNamespace(prefix) ?? false
-        case .tree(let event, let changes):
+        case .tree(let event, let changes, _):
             if changes.contains(where: { $0.path.isInNamespace(prefix) }) { return true }
             switch event {
             case .propertiesChanged(let path, _, _, _): return path.isInNamespace(prefix)

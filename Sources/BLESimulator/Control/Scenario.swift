@@ -68,6 +68,7 @@ public enum ScenarioError: Error, Sendable, CustomStringConvertible {
     /// The profile is neither 5.66 nor 5.87.
     case unknownProfile(String)
 
+    /// What is wrong, in one line.
     public var description: String {
         switch self {
         case .unknownProfile(let name): "unknown BlueZ profile \"\(name)\" (use 5.66 or 5.87)"

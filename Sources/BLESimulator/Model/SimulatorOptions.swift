@@ -21,6 +21,9 @@ public struct SimulatorOptions: Sendable, Hashable {
     /// Advertisements a discovery sees before it has been running this long are dropped, as
     /// a real controller needs a moment to start scanning. Zero by default.
     public var scanStartLatency: Duration = .zero
+    /// Whether the simulator also serves its control interface, `org.swiftble.Simulator1` under
+    /// `org.swiftble.Simulator` (see ``SimulatorControlInterface``), on a connection of its own.
+    public var controlInterface = true
 
     /// The defaults.
     public init() {}

@@ -1,0 +1,85 @@
+import DBus
+import Foundation
+
+/// A characteristic of a connected peripheral, as Core Bluetooth's `CBCharacteristic` plus the
+/// operations `CBPeripheral` performs on it.
+///
+/// ```swift
+/// let hr = try await peripheral.characteristic(BluetoothUUID("2A37"), in: BluetoothUUID("180D"))
+/// for await value in hr.notifications { … }
+/// ```
+///
+/// Operations are ordered per peripheral, have deadlines, honour task cancellation, and fail
+/// with ``BLEError/Code/disconnected`` at once when the link drops. The object stays valid
+/// across reconnections until BlueZ reports the peripheral's services changed.
+public actor Characteristic {
+    /// The characteristic UUID.
+    public nonisolated let uuid: BluetoothUUID
+    /// The UUID of its service.
+    public nonisolated let serviceUUID: BluetoothUUID
+    /// What it supports.
+    public nonisolated let properties: CharacteristicProperties
+    /// Its declaration handle, when known.
+    public nonisolated let handle: UInt16?
+    /// Its descriptors, as discovered.
+    public nonisolated let descriptors: [Descriptor]
+    /// The peripheral it belongs to.
+    public nonisolated let peripheral: Peripheral
+    nonisolated let path: ObjectPath
+
+    /// The actor runs where the bus connection does its I/O.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { peripheral.unownedExecutor }
+
+    init(
+        uuid: BluetoothUUID, serviceUUID: BluetoothUUID, properties: CharacteristicProperties, handle: UInt16?,
+        descriptors: [Descriptor], peripheral: Peripheral, path: ObjectPath
+    ) {
+        self.uuid = uuid
+        self.serviceUUID = serviceUUID
+        self.properties = properties
+        self.handle = handle
+        self.descriptors = descriptors
+        self.peripheral = peripheral
+        self.path = path
+    }
+
+    /// Reads the value (from `offset`, for long values read in parts).
+    public func read(offset: UInt16 = 0, timeout: Duration? = nil) async throws(BLEError) -> Data {
+        try await peripheral.readValue(path, offset: offset, timeout: timeout)
+    }
+
+    /// Writes a value. `.withResponse` lets BlueZ do a long write for values beyond one packet;
+    /// `.withoutResponse` refuses (``BLEError/Code/invalidArguments``) values longer than
+    /// ``Peripheral/maximumWriteLength(for:)``: it never truncates or splits silently.
+    public func write(_ value: Data, type: WriteType = .withResponse, timeout: Duration? = nil) async throws(BLEError) {
+        try await peripheral.writeValue(path, value, type: type, timeout: timeout)
+    }
+
+    /// Notifications and indications: the first iteration subscribes (StartNotify), the last
+    /// one leaving unsubscribes. Each iteration gets every value, empty ones included; read
+    /// results are not delivered as notifications. Buffering is per iteration
+    /// (``CentralOptions/notificationBufferSize``); values beyond it are dropped and counted.
+    /// Ends when subscribing fails or the peripheral's services change; see ``subscribe()``
+    /// to learn why.
+    public nonisolated var notifications: NotificationSequence {
+        NotificationSequence(peripheral: peripheral, path: path, waitForSubscription: false)
+    }
+
+    /// Subscribes now and returns the notifications once BlueZ confirmed the subscription;
+    /// throws when it cannot.
+    public func subscribe() async throws(BLEError) -> NotificationSequence {
+        let sequence = NotificationSequence(peripheral: peripheral, path: path, waitForSubscription: true)
+        try await peripheral.ensureNotifying(path)
+        return sequence
+    }
+
+    /// Reads a descriptor.
+    public func read(_ descriptor: Descriptor, timeout: Duration? = nil) async throws(BLEError) -> Data {
+        try await peripheral.readValue(descriptor.path, offset: 0, timeout: timeout, descriptor: true)
+    }
+
+    /// Writes a descriptor (not the CCC 0x2902, which BlueZ manages: use ``notifications``).
+    public func write(_ value: Data, to descriptor: Descriptor, timeout: Duration? = nil) async throws(BLEError) {
+        try await peripheral.writeValue(descriptor.path, value, type: .withResponse, timeout: timeout, descriptor: true)
+    }
+}

@@ -1,0 +1,310 @@
+import BlueZ
+import DBus
+import Foundation
+
+extension Peripheral {
+    // MARK: Discovery
+
+    /// The peripheral's services (optionally only those with `uuids`), with their
+    /// characteristics and descriptors, as BlueZ resolved them.
+    public func discoverServices(_ uuids: [BluetoothUUID]? = nil) throws(BLEError) -> [Service] {
+        guard connectionState == .connected else { throw BLEError(.notConnected, message: "not connected") }
+        let tree = session.tree
+        var services: [Service] = []
+        for servicePath in tree.servicePaths(of: devicePath).sorted() {
+            guard let properties = try? tree.service(at: servicePath) else { continue }
+            let uuid = BluetoothUUID(properties.uuid)
+            if let uuids, !uuids.contains(uuid) { continue }
+            let included = (properties.includes ?? []).compactMap { path in
+                (try? tree.service(at: path))?.map { BluetoothUUID($0.uuid) }
+            }
+            var characteristics: [Characteristic] = []
+            for characteristicPath in tree.characteristicPaths(of: servicePath).sorted() {
+                guard let character = try? tree.characteristic(at: characteristicPath) else { continue }
+                characteristics.append(
+                    characteristicObject(characteristicPath, character, serviceUUID: uuid, tree: tree))
+            }
+            services.append(
+                Service(
+                    uuid: uuid, isPrimary: properties.primary, handle: BlueZPath.serviceHandle(of: servicePath),
+                    includedServices: included, characteristics: characteristics, path: servicePath))
+        }
+        gatt.stalePaths.removeAll()
+        return services
+    }
+
+    /// The first characteristic `uuid` of the first service `service`.
+    public func characteristic(_ uuid: BluetoothUUID, in service: BluetoothUUID) throws(BLEError) -> Characteristic {
+        for candidate in try discoverServices([service]) {
+            if let match = candidate.characteristics.first(where: { $0.uuid == uuid }) { return match }
+        }
+        throw BLEError(.notFound, message: "no characteristic \(uuid) in service \(service)")
+    }
+
+    private func characteristicObject(
+        _ path: ObjectPath, _ properties: GattCharacteristicProperties, serviceUUID: BluetoothUUID, tree: BlueZObjectTree
+    ) -> Characteristic {
+        if let cached = gatt.characteristics[path]?.value { return cached }
+        let descriptors = tree.descriptorPaths(of: path).sorted().compactMap { descriptorPath -> Descriptor? in
+            guard let descriptor = try? tree.descriptor(at: descriptorPath) else { return nil }
+            return Descriptor(
+                uuid: BluetoothUUID(descriptor.uuid), handle: BlueZPath.descriptorHandle(of: descriptorPath),
+                path: descriptorPath)
+        }
+        let created = Characteristic(
+            uuid: BluetoothUUID(properties.uuid), serviceUUID: serviceUUID,
+            properties: CharacteristicProperties(flags: properties.flags.strings),
+            handle: properties.handle ?? BlueZPath.characteristicHandle(of: path), descriptors: descriptors,
+            peripheral: self, path: path)
+        gatt.characteristics[path] = WeakCharacteristic(value: created)
+        return created
+    }
+
+    /// Services changed: handed-out handles fail with ``BLEError/Code/servicesChanged`` until
+    /// services are discovered again; notification iterations of vanished characteristics end.
+    func invalidateServices() {
+        let tree = session.tree
+        for path in gatt.characteristics.keys where !tree.contains(path, implementing: BlueZInterface.gattCharacteristic1) {
+            gatt.stalePaths.insert(path)
+            for subscriber in (gatt.subscribers.removeValue(forKey: path) ?? [:]).values {
+                subscriber.continuation.finish()
+            }
+            gatt.notifying.remove(path)
+        }
+    }
+
+    // MARK: MTU
+
+    /// The largest value one write of `type` carries: ATT MTU − 3 for writes without response
+    /// (from BlueZ's `MTU` property; 20, the minimum, when BlueZ does not report it) and 512
+    /// for writes with response (BlueZ does a long write).
+    public func maximumWriteLength(for type: WriteType) -> Int {
+        switch type {
+        case .withResponse, .reliable: return 512
+        case .withoutResponse:
+            let tree = session.tree
+            for service in tree.servicePaths(of: devicePath) {
+                for path in tree.characteristicPaths(of: service) {
+                    if let mtu = (try? tree.characteristic(at: path))??.mtu { return Int(mtu) - 3 }
+                }
+            }
+            return 20
+        }
+    }
+
+    // MARK: The operation queue
+
+    func acquireQueue() async {
+        if !gatt.queueBusy {
+            gatt.queueBusy = true
+            return
+        }
+        await withCheckedContinuation { gatt.queue.append($0) }
+    }
+
+    func releaseQueue() {
+        if gatt.queue.isEmpty {
+            gatt.queueBusy = false
+        } else {
+            gatt.queue.removeFirst().resume()
+        }
+    }
+
+    /// Runs one call to bluetoothd, resolved by its reply, the link dropping, or cancellation.
+    func guarded(
+        _ call: @escaping @Sendable () async throws(BLEError) -> DBusMessage
+    ) async -> Result<DBusMessage, BLEError> {
+        let id = gatt.nextOperation
+        gatt.nextOperation += 1
+        let slot = OnceSlot<DBusMessage>()
+        gatt.pending[id] = { error in slot.finish(.failure(error)) }
+        let work = Task(executorPreference: session.connection.executor) {
+            do throws(BLEError) { slot.finish(.success(try await call())) } catch { slot.finish(.failure(error)) }
+        }
+        let result = await withTaskCancellationHandler {
+            await slot.wait()
+        } onCancel: {
+            slot.finish(.failure(.cancelledByTask))
+            work.cancel()
+        }
+        gatt.pending[id] = nil
+        return result
+    }
+
+    func failPendingOperations(_ error: BLEError) {
+        let pending = gatt.pending.values
+        gatt.pending.removeAll()
+        for fail in pending { fail(error) }
+        if let path = gatt.readInFlight {
+            gatt.readInFlight = nil
+            deliverHeld(path, gatt.heldValues)
+            gatt.heldValues = []
+        }
+    }
+
+    private func checkUsable(_ path: ObjectPath) throws(BLEError) {
+        if Task.isCancelled { throw BLEError.cancelledByTask }
+        guard connectionState == .connected else { throw BLEError(.notConnected, message: "not connected") }
+        if gatt.stalePaths.contains(path) {
+            throw BLEError(.servicesChanged, message: "the peripheral's services changed; discover them again")
+        }
+    }
+
+    /// Calls a GATT method, retrying BlueZ's InProgress (another client's operation) until the deadline.
+    private nonisolated func callRetryingInProgress(
+        _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ arguments: [DBusValue],
+        timeout: Duration
+    ) async throws(BLEError) -> DBusMessage {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do {
+                return try await session.call(path, interface, member, arguments, timeout: deadline - ContinuousClock.now)
+            } catch where error.code == .inProgress && ContinuousClock.now + .milliseconds(10) < deadline {
+                try? await Task.sleep(for: .milliseconds(10))
+                if Task.isCancelled { throw BLEError.cancelledByTask }
+            }
+        }
+    }
+
+    // MARK: Read and write
+
+    func readValue(
+        _ path: ObjectPath, offset: UInt16, timeout: Duration?, descriptor: Bool = false
+    ) async throws(BLEError) -> Data {
+        await acquireQueue()
+        defer { releaseQueue() }
+        try checkUsable(path)
+        var options: [DBusDictionaryEntry] = []
+        if offset > 0 { options.append(DBusDictionaryEntry(.string("offset"), .variant(.uint16(offset)))) }
+        let arguments: [DBusValue] = [.dictionary(key: .string, value: .variant, options)]
+        let interface = descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1
+        let limit = timeout ?? operationTimeout
+        if !descriptor {
+            gatt.readInFlight = path
+            gatt.heldValues = []
+        }
+        let result = await guarded { [self] () throws(BLEError) -> DBusMessage in
+            try await self.callRetryingInProgress(path, interface, BlueZMethod.readValue, arguments, timeout: limit)
+        }
+        if !descriptor { finishRead(path, result) }
+        let reply = try result.get()
+        guard case .bytes(let value)? = reply.body.first else {
+            throw BLEError(.protocolError, message: "ReadValue replied (\(reply.signature)), not (ay)")
+        }
+        return value
+    }
+
+    /// Drops the read's echo (`PropertiesChanged(Value)` sent just before the reply) and
+    /// delivers the notifications held meanwhile.
+    private func finishRead(_ path: ObjectPath, _ result: Result<DBusMessage, BLEError>) {
+        guard gatt.readInFlight == path else { return }
+        gatt.readInFlight = nil
+        var held = gatt.heldValues
+        gatt.heldValues = []
+        if case .success(let reply) = result, case .bytes(let value)? = reply.body.first {
+            if let echo = held.lastIndex(where: { $0.serial < reply.serial && $0.value == value }) {
+                held.remove(at: echo)
+            } else {
+                gatt.expectedEcho[path] = (reply.serial, value)
+            }
+        }
+        deliverHeld(path, held)
+    }
+
+    private func deliverHeld(_ path: ObjectPath, _ held: [(serial: UInt32, value: Data)]) {
+        for entry in held { deliver(path, entry.value) }
+    }
+
+    func writeValue(
+        _ path: ObjectPath, _ value: Data, type: WriteType, timeout: Duration?, descriptor: Bool = false
+    ) async throws(BLEError) {
+        await acquireQueue()
+        defer { releaseQueue() }
+        try checkUsable(path)
+        if type == .withoutResponse && !descriptor {
+            let limit = maximumWriteLength(for: .withoutResponse)
+            guard value.count <= limit else {
+                throw BLEError(
+                    .invalidArguments,
+                    message: "\(value.count) bytes exceed the \(limit)-byte limit of a write without response")
+            }
+        }
+        var options: [DBusDictionaryEntry] = []
+        if !descriptor { options.append(DBusDictionaryEntry(.string("type"), .variant(.string(type.blueZType)))) }
+        let arguments: [DBusValue] = [.bytes(value), .dictionary(key: .string, value: .variant, options)]
+        let interface = descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1
+        let limit = timeout ?? operationTimeout
+        let result = await guarded { [self] () throws(BLEError) -> DBusMessage in
+            try await self.callRetryingInProgress(path, interface, BlueZMethod.writeValue, arguments, timeout: limit)
+        }
+        _ = try result.get()
+    }
+
+    // MARK: Notifications
+
+    /// A `Value` change from BlueZ: a notification, an indication, or a read's echo.
+    func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32) {
+        if gatt.readInFlight == path {
+            gatt.heldValues.append((serial, value))
+            return
+        }
+        if let echo = gatt.expectedEcho[path] {
+            gatt.expectedEcho[path] = nil
+            if serial < echo.serial && value == echo.value { return }
+        }
+        deliver(path, value)
+    }
+
+    private func deliver(_ path: ObjectPath, _ value: Data) {
+        guard let subscribers = gatt.subscribers[path] else { return }
+        for subscriber in subscribers.values { subscriber.deliver(value) }
+    }
+
+    func addSubscriber(_ subscriber: NotificationSubscriber, to path: ObjectPath) async {
+        // The Value route exists before StartNotify is sent, so the first values are kept.
+        gatt.subscribers[path, default: [:]][subscriber.id] = subscriber
+        do {
+            try await ensureNotifying(path)
+        } catch {
+            gatt.subscribers[path]?[subscriber.id] = nil
+            subscriber.continuation.finish()
+        }
+    }
+
+    func removeSubscriber(_ id: UInt64, from path: ObjectPath) async {
+        guard gatt.subscribers[path]?.removeValue(forKey: id) != nil else { return }
+        guard gatt.subscribers[path]?.isEmpty ?? true else { return }
+        gatt.subscribers[path] = nil
+        guard gatt.notifying.remove(path) != nil, connectionState == .connected else { return }
+        await acquireQueue()
+        defer { releaseQueue() }
+        // A newcomer may have subscribed while we waited: then StopNotify would be wrong.
+        guard gatt.subscribers[path] == nil else { return }
+        _ = try? await session.call(path, BlueZInterface.gattCharacteristic1, BlueZMethod.stopNotify)
+    }
+
+    /// Sends StartNotify unless BlueZ already confirmed it.
+    func ensureNotifying(_ path: ObjectPath) async throws(BLEError) {
+        guard !gatt.notifying.contains(path) else { return }
+        await acquireQueue()
+        defer { releaseQueue() }
+        guard !gatt.notifying.contains(path) else { return }
+        try checkUsable(path)
+        let limit = operationTimeout
+        let result = await guarded { [self] () throws(BLEError) -> DBusMessage in
+            try await self.callRetryingInProgress(path, BlueZInterface.gattCharacteristic1, BlueZMethod.startNotify, [], timeout: limit)
+        }
+        _ = try result.get()
+        gatt.notifying.insert(path)
+    }
+
+    /// After a (re)connection: BlueZ re-arms subscriptions itself across link loss, but not
+    /// after a bluetoothd restart, so StartNotify is sent again (it is idempotent per client).
+    func rearmSubscriptions() async {
+        let paths = Array(gatt.subscribers.keys)
+        gatt.notifying.removeAll()
+        for path in paths where !(gatt.subscribers[path]?.isEmpty ?? true) {
+            try? await ensureNotifying(path)
+        }
+    }
+}
