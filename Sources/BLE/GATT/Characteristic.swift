@@ -65,6 +65,16 @@ public actor Characteristic {
         NotificationSequence(peripheral: peripheral, path: path, waitForSubscription: false)
     }
 
+    /// The same notifications over BlueZ's AcquireNotify socket (opt-in fast path): one
+    /// datagram per notification, no D-Bus signal per value, no read echo. Needs the
+    /// characteristic's `notify` flag (BlueZ 5.66) and cannot be combined with
+    /// ``notifications`` on the same characteristic (BlueZ refuses one while the other runs).
+    public nonisolated var acquiredNotifications: NotificationSequence {
+        var sequence = NotificationSequence(peripheral: peripheral, path: path, waitForSubscription: false)
+        sequence.acquired = true
+        return sequence
+    }
+
     /// Subscribes now and returns the notifications once BlueZ confirmed the subscription;
     /// throws when it cannot.
     public func subscribe() async throws(BLEError) -> NotificationSequence {

@@ -23,6 +23,8 @@ struct GattClientState {
     var subscribers: [ObjectPath: [UInt64: NotificationSubscriber]] = [:]
     /// Characteristics BlueZ confirmed StartNotify for.
     var notifying: Set<ObjectPath> = []
+    /// AcquireNotify channels (the opt-in fast path), by characteristic.
+    var acquired: [ObjectPath: AcquiredNotifyChannel] = [:]
 }
 
 /// A weak reference, so the peripheral's cache does not keep characteristics alive.

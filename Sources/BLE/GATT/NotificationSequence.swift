@@ -16,6 +16,7 @@ public struct NotificationSequence: AsyncSequence, Sendable {
     let peripheral: Peripheral
     let path: ObjectPath
     let waitForSubscription: Bool
+    var acquired = false
     let counters = NotificationCounters()
 
     /// Values dropped because an iteration fell behind (all iterations of this sequence).
@@ -28,13 +29,22 @@ public struct NotificationSequence: AsyncSequence, Sendable {
         let subscriber = NotificationSubscriber(continuation: continuation, counters: counters)
         let peripheral = self.peripheral
         let path = self.path
+        let acquired = self.acquired
         let task = Task(executorPreference: peripheral.session.connection.executor) {
-            await peripheral.addSubscriber(subscriber, to: path)
+            if acquired {
+                await peripheral.addAcquiredSubscriber(subscriber, to: path)
+            } else {
+                await peripheral.addSubscriber(subscriber, to: path)
+            }
         }
         continuation.onTermination = { _ in
             task.cancel()
             Task(executorPreference: peripheral.session.connection.executor) {
-                await peripheral.removeSubscriber(subscriber.id, from: path)
+                if acquired {
+                    await peripheral.removeAcquiredSubscriber(subscriber.id, from: path)
+                } else {
+                    await peripheral.removeSubscriber(subscriber.id, from: path)
+                }
             }
         }
         return AsyncIterator(base: stream.makeAsyncIterator())

@@ -188,6 +188,7 @@ public actor Peripheral {
         connectionState = .connected
         eventBroadcast.yield(.connected)
         await rearmSubscriptions()
+        await reacquireChannels()
     }
 
     /// Waits until the device is connected, resolved and its GATT objects exist (Q1, Q2).

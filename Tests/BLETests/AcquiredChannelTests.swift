@@ -1,0 +1,71 @@
+import BLE
+import BLESimulator
+import Foundation
+import Testing
+
+@Suite("AcquireNotify and AcquireWrite")
+struct AcquiredChannelTests {
+    static func uart() -> VirtualPeripheral {
+        var peripheral = SimulatorFixture.heartRateMonitor()
+        peripheral.mtu = 185
+        peripheral.services.append(
+            VirtualService(
+                uuid: "6e400001-b5a3-f393-e0a9-e50e24dcca9e",
+                characteristics: [
+                    VirtualCharacteristic(uuid: "6e400002-b5a3-f393-e0a9-e50e24dcca9e", flags: ["write-without-response"]),
+                    VirtualCharacteristic(uuid: "6e400003-b5a3-f393-e0a9-e50e24dcca9e", flags: ["notify"]),
+                ]))
+        return peripheral
+    }
+
+    @Test("acquired notifications deliver every datagram, in order")
+    func acquiredNotifications() async throws {
+        try await SimulatorFixture.run(peripherals: [Self.uart()]) { fixture in
+            let (central, peripheral) = try await GattClientTests.connected(fixture)
+            let tx = try await peripheral.characteristic(
+                BluetoothUUID("6e400003-b5a3-f393-e0a9-e50e24dcca9e"), in: BluetoothUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e"))
+            var iterator = tx.acquiredNotifications.makeAsyncIterator()
+            // The channel exists once the simulator delivers to it; retry the push until it does.
+            var sent = 0
+            for attempt in 0..<200 where sent == 0 {
+                sent = try fixture.simulator.notify(
+                    address: SimulatorFixture.heartRateAddress, characteristic: "6e400003-b5a3-f393-e0a9-e50e24dcca9e",
+                    value: Data([0xAA]))
+                if sent == 0 { try await Task.sleep(for: .milliseconds(5 + attempt)) }
+            }
+            #expect(sent == 1)
+            for byte in UInt8(1)...3 {
+                try fixture.simulator.notify(
+                    address: SimulatorFixture.heartRateAddress, characteristic: "6e400003-b5a3-f393-e0a9-e50e24dcca9e",
+                    value: Data([byte]))
+            }
+            var received: [Data] = []
+            while received.count < 4, let value = await iterator.next() { received.append(value) }
+            #expect(received == [Data([0xAA]), Data([1]), Data([2]), Data([3])])
+            await central.close()
+        }
+    }
+
+    @Test("a write channel carries writes without response and enforces MTU − 3")
+    func writeChannel() async throws {
+        try await SimulatorFixture.run(peripherals: [Self.uart()]) { fixture in
+            let (central, peripheral) = try await GattClientTests.connected(fixture)
+            let rx = try await peripheral.characteristic(
+                BluetoothUUID("6e400002-b5a3-f393-e0a9-e50e24dcca9e"), in: BluetoothUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e"))
+            let channel = try await rx.openWriteChannel()
+            #expect(channel.maximumWriteLength == 182)
+            await #expect(throws: BLEError.self) { try await channel.write(Data(count: 183)) }
+            try await channel.write(Data("hello".utf8))
+            var stored: Data?
+            for attempt in 0..<200 {
+                stored = try fixture.simulator.value(
+                    address: SimulatorFixture.heartRateAddress, characteristic: "6e400002-b5a3-f393-e0a9-e50e24dcca9e")
+                if stored == Data("hello".utf8) { break }
+                try await Task.sleep(for: .milliseconds(5 + attempt))
+            }
+            #expect(stored == Data("hello".utf8))
+            channel.close()
+            await central.close()
+        }
+    }
+}
