@@ -74,11 +74,13 @@ public final class Simulator: Sendable {
     public var uniqueName: BusName? { daemon.withLock { $0?.connection.uniqueName } }
 
     /// Restarts bluetoothd: the name is released (clients see `NameOwnerChanged` to nobody),
-    /// every object and session is lost, then a new daemon takes `org.bluez` under a new unique
-    /// name with the adapters and the stored devices only (trace §13.6).
-    public func restartDaemon() async throws(DBusError) {
+    /// every object and session is lost, then, `downtime` later, a new daemon takes `org.bluez`
+    /// under a new unique name with the adapters and the stored devices only (trace §13.6).
+    /// Cancellation cuts the downtime short.
+    public func restartDaemon(downtime: Duration = .zero) async throws(DBusError) {
         // The control interface stays: a Restart() asked over the bus is answered afterwards.
         stopDaemon()
+        if downtime > .zero { try? await Task.sleep(for: downtime) }
         let fresh = try await Daemon.start(core: core, bus: bus)
         daemon.withLock { $0 = fresh }
     }
