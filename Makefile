@@ -7,7 +7,7 @@ APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
 BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo test build bench bench-dbus lint clean conformance bleak-venv
+.PHONY: deps demo dbus-demo test build bench bench-dbus lint clean conformance bleak-venv
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -22,8 +22,14 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## The main job: today the D-Bus layer end to end on a private bus.
+## The main job: scan → connect → discover → read → subscribe → write → disconnect, on the
+## embedded BlueZ simulator unless `ARGS=--real` (see `ble demo --help`).
 demo: deps
+	$(SWIFT) build --product ble
+	$(SWIFT) run ble demo $(ARGS)
+
+## The D-Bus layer on its own: export an object on a private bus, call it.
+dbus-demo: deps
 	$(SWIFT) run dbus-demo
 
 ## The whole suite, on private dbus-daemons started and stopped by the tests, then the

@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BLE", targets: ["BLE"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
+        .executable(name: "ble", targets: ["ble"]),
         .executable(name: "ble-sim", targets: ["ble-sim"]),
     ],
     targets: [
@@ -37,6 +38,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "ble",
+            dependencies: ["BLE", "BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
+            path: "Sources/ble",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "ble-sim",
             dependencies: ["BLESimulator", "DBus", "DBusTestSupport"],
             path: "Sources/ble-sim",
@@ -44,7 +51,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ble-bench",
-            dependencies: ["DBus"],
+            dependencies: ["DBus", "BlueZ"],
             path: "Benchmarks/ble-bench",
             swiftSettings: strictSettings
         ),

@@ -7,10 +7,24 @@ import Foundation
 let usage = """
     usage: ble-bench dbus-calls seq SIZE N WARMUP
            ble-bench dbus-calls pipe SIZE N WINDOW WARMUP
+           ble-bench sim-read N WARMUP          (GATT reads served by ble-sim on the same bus)
     The bus is $DBUS_SYSTEM_BUS_ADDRESS; the server is org.swiftble.Bench (Benchmarks/floor).
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "sim-read", arguments.count == 3, let count = Int(arguments[1]), let warmup = Int(arguments[2]) {
+    do {
+        let benchmark = try await SimulatorReadBenchmark()
+        let report = try await withTaskExecutorPreference(benchmark.connection.executor) {
+            try await benchmark.run(count: count, warmup: warmup)
+        }
+        print(report.json)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("ble-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.first == "dbus-calls", arguments.count >= 5 else {
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)

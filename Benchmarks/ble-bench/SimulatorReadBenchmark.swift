@@ -1,0 +1,75 @@
+import BlueZ
+import DBus
+import Foundation
+
+/// GATT reads served by ble-sim, measured from a raw D-Bus client: discovery, Connect, then
+/// sequential `ReadValue` calls on one characteristic. Prints the same JSON line as the
+/// method-call benchmark, so the runner can set it beside the C echo server.
+struct SimulatorReadBenchmark {
+    let connection: Connection
+
+    init() async throws {
+        connection = try await Connection(bus: .system)
+    }
+
+    /// Finds the first device, connects, and returns the path of a readable characteristic.
+    func prepare() async throws -> ObjectPath {
+        let adapter = try ObjectPath("/org/bluez/hci0")
+        let added = try await connection.signals(
+            matchingAny: [MatchRule(sender: BlueZService.busName, interface: .objectManager)], buffering: .unbounded)
+        _ = try await connection.call(
+            destination: BlueZService.busName, path: adapter, interface: BlueZInterface.adapter1,
+            member: BlueZMethod.startDiscovery)
+        var device: ObjectPath?
+        for await message in added {
+            guard message.member?.rawValue == "InterfacesAdded", case .objectPath(let path)? = message.body.first,
+                path.elements.count == 4
+            else { continue }
+            device = path
+            break
+        }
+        guard let device else { throw DBusError(.invalidValue, message: "no device appeared") }
+        _ = try await connection.call(
+            destination: BlueZService.busName, path: adapter, interface: BlueZInterface.adapter1,
+            member: BlueZMethod.stopDiscovery)
+        _ = try await connection.call(
+            destination: BlueZService.busName, path: device, interface: BlueZInterface.device1,
+            member: BlueZMethod.connect)
+        for _ in 0..<500 {
+            let reply = try await connection.call(
+                destination: BlueZService.busName, path: .root, interface: .objectManager,
+                member: BlueZMethod.getManagedObjects)
+            let objects: [ObjectPath: [String: [String: DBusValue]]] = try reply.argument(0)
+            let readable = objects.keys.sorted().first { path in
+                guard path.isDescendant(of: device), let characteristic = objects[path]?["org.bluez.GattCharacteristic1"],
+                    case .array(_, let flags)? = characteristic["Flags"]
+                else { return false }
+                return flags.contains(.string("read"))
+            }
+            if let readable { return readable }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw DBusError(.invalidValue, message: "no readable characteristic")
+    }
+
+    func run(count: Int, warmup: Int) async throws -> CallReport {
+        let path = try await prepare()
+        let options = DBusValue.dictionary(key: .string, value: .variant, [])
+        func read() async throws {
+            let reply = try await connection.call(
+                destination: BlueZService.busName, path: path, interface: BlueZInterface.gattCharacteristic1,
+                member: BlueZMethod.readValue, arguments: [options])
+            guard case .bytes? = reply.body.first else { throw DBusError(.typeMismatch, message: "ReadValue reply") }
+        }
+        for _ in 0..<warmup { try await read() }
+        var latencies: [UInt64] = []
+        latencies.reserveCapacity(count)
+        let meter = Meter()
+        for _ in 0..<count {
+            let start = Meter.monotonicNanoseconds()
+            try await read()
+            latencies.append(Meter.monotonicNanoseconds() - start)
+        }
+        return meter.report(mode: "sim-read", size: 0, count: count, window: 1, latencies: latencies)
+    }
+}
