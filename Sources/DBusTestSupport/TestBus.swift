@@ -61,12 +61,20 @@ public final class TestBus: Sendable {
         try await Connection(bus: .address(address), options: options)
     }
 
+    /// Kills the daemon and reaps it.
+    ///
     /// SIGKILL rather than `terminate()`'s SIGTERM: a daemon started from a thread that blocks
-    /// signals (every Swift concurrency and Dispatch worker thread does) inherits that mask,
-    /// never sees SIGTERM, and `waitUntilExit()` would wait forever.
+    /// signals (every Swift concurrency and Dispatch worker thread does) inherits that mask and
+    /// never sees SIGTERM. `waitpid` rather than `waitUntilExit()`: Foundation notices an exit
+    /// when a socket the child inherited closes, but a daemon spawned at that moment from
+    /// another thread inherits the socket too and keeps it open, so tests stopping their buses
+    /// could wait on each other, spinning, until they hold every thread of the cooperative pool.
     private static func kill(_ process: Process) {
-        _ = Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let processID = process.processIdentifier
+        _ = Foundation.kill(processID, SIGKILL)
+        var status: Int32 = 0
+        // ECHILD means Foundation's own watcher reaped it first, which is just as good.
+        while waitpid(processID, &status, 0) == -1 && errno == EINTR {}
     }
 
     private static func daemonPath() throws -> String {

@@ -44,7 +44,8 @@ extension Daemon {
                 self?.setDiscoveryFilter(call, reply, adapter: index)
             },
             .immediate(BlueZMethod.getDiscoveryFilters, out: try Signature("as")) { [weak self] _ in
-                let keys = (self?.profile.disconnectedSignal ?? false) ? DiscoveryFilter.keys583 : DiscoveryFilter.keys566
+                let keys =
+                    (self?.profile.disconnectedSignal ?? false) ? DiscoveryFilter.keys583 : DiscoveryFilter.keys566
                 return [.array(.string, keys.map { .string($0) })]
             },
             .deferred(BlueZMethod.removeDevice, in: try Signature("o")) { [weak self] call, reply in
@@ -133,35 +134,39 @@ extension Daemon {
 
     private func setDiscoveryFilter(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
         guard let sender = call.sender else { return reply.fail(Self.error(BlueZErrorName.failed, "no sender")) }
-        let invalid = Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidArguments)
-        guard case .dictionary(_, _, let entries)? = call.body.first else { return reply.fail(invalid) }
-        var dictionary: [String: DBusValue] = [:]
-        for entry in entries {
-            guard case .string(let key) = entry.key else { return reply.fail(invalid) }
-            dictionary[key] = entry.value
-        }
-        let filter: DiscoveryFilter?
-        do {
-            if dictionary.isEmpty {
-                filter = nil
-            } else {
-                let parsed = try DiscoveryFilter(dictionary: dictionary)
-                try parsed.validate()
-                if parsed.autoConnect != nil && !profile.disconnectedSignal { return reply.fail(invalid) }
-                filter = parsed
-            }
-        } catch {
-            return reply.fail(invalid)
-        }
+        let filter = parseDiscoveryFilter(call.body.first)
         core.state.withLock { state in
             guard isCurrent(state), state.adapters.indices.contains(index) else { return }
+            // bluetoothd checks power before it parses the dict (`set_discovery_filter`).
             guard state.adapters[index].powered else {
                 return reply.fail(Self.error(BlueZErrorName.notReady, BlueZErrorMessage.notReady))
+            }
+            guard case .some(let filter) = filter else {
+                return reply.fail(Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidArguments))
             }
             state.filters[index, default: [:]][sender] = filter
             if state.discovery[index]?[sender] != nil { state.discovery[index]?[sender]?.filter = filter }
             reply.succeed()
         }
+    }
+
+    /// The filter of a `SetDiscoveryFilter` argument: `.some(nil)` for the empty dict (remove
+    /// the filter), `nil` when bluetoothd would answer InvalidArguments.
+    private func parseDiscoveryFilter(_ argument: DBusValue?) -> DiscoveryFilter?? {
+        guard case .dictionary(_, _, let entries)? = argument else { return nil }
+        var dictionary: [String: DBusValue] = [:]
+        for entry in entries {
+            guard case .string(let key) = entry.key else { return nil }
+            dictionary[key] = entry.value
+        }
+        if dictionary.isEmpty { return .some(nil) }
+        guard let parsed = try? DiscoveryFilter(dictionary: dictionary), (try? parsed.validate()) != nil else {
+            return nil
+        }
+        if parsed.autoConnect != nil && !profile.disconnectedSignal { return nil }
+        // Every UUID must parse (`bt_string_to_uuid`).
+        if let uuids = parsed.uuids, uuids.contains(where: { BlueZUUID.canonical($0) == nil }) { return nil }
+        return .some(parsed)
     }
 
     private func removeDeviceCall(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
@@ -176,22 +181,51 @@ extension Daemon {
             guard state.adapters[index].powered else {
                 return reply.fail(Self.error(BlueZErrorName.notReady, BlueZErrorMessage.notReady))
             }
-            if device.connected { linkDown(&state, path, reason: .local) }
+            // The device becomes temporary and loses its stored data and GATT cache. Not
+            // connected: removed, then the reply. Connected: disconnected first, the reply
+            // when the link is down, then removal (`remove_device`).
             state.stored.remove(device.address)
-            removeDevice(&state, path)
-            reply.succeed()
+            guard device.connected else {
+                removeDevice(&state, path)
+                return reply.succeed()
+            }
+            let generation = device.linkGeneration
+            schedule(&state, after: options.disconnectDelay) { daemon, state in
+                if state.devices[path]?.linkGeneration == generation { daemon.linkDown(&state, path, reason: .local) }
+                reply.succeed()
+                daemon.removeDevice(&state, path)
+            }
         }
     }
 
     // MARK: Power
 
     /// Powers an adapter on or off the way bluetoothd's `adapter_stop` does: sessions freed,
-    /// links dropped, temporary devices removed, `Discovering=false`, then `Powered`.
+    /// links dropped, `Discovering=false`, then `Powered`. `emitPowered` is false for a D-Bus
+    /// `Set`, which also announces the transitional PowerState and first removes every
+    /// temporary device (`set_mode`); the caller stores and announces `Powered` itself.
     func applyPower(_ on: Bool, adapter index: Int, emitPowered: Bool) {
         core.state.withLock { state in
             guard isCurrent(state), state.adapters.indices.contains(index) else { return }
             guard state.adapters[index].powered != on else { return }
             let path = state.adapters[index].path
+            // A D-Bus `Set` (not rfkill or another mgmt client) goes through `set_mode`: the
+            // transitional PowerState first, and temporary devices go before the kernel is asked.
+            if !emitPowered {
+                if profile.powerState {
+                    emit(
+                        path, BlueZInterface.adapter1,
+                        set: [("PowerState", .string(on ? "off-enabling" : "on-disabling"))])
+                }
+                if !on {
+                    for devicePath in state.devices.keys.sorted() {
+                        guard let device = state.devices[devicePath], device.adapterIndex == index, device.temporary
+                        else { continue }
+                        if device.connected { linkDown(&state, devicePath, reason: .local) }
+                        removeDevice(&state, devicePath)
+                    }
+                }
+            }
             if !on {
                 for devicePath in state.devices.keys.sorted() {
                     guard let device = state.devices[devicePath], device.adapterIndex == index else { continue }
@@ -201,14 +235,11 @@ extension Daemon {
                     state.devices[devicePath]?.pendingConnects = []
                     if device.connected { linkDown(&state, devicePath, reason: .local) }
                 }
+                // `adapter_stop` removes only non-connectable temporaries (`discovery_cleanup`);
+                // the others went above for a D-Bus Set, and stay after rfkill.
                 if state.adapters[index].discovering {
                     state.discovery[index] = [:]
                     stopDiscovery(&state, adapter: index)
-                }
-                for devicePath in state.devices.keys.sorted() {
-                    guard let device = state.devices[devicePath], device.adapterIndex == index, device.temporary
-                    else { continue }
-                    removeDevice(&state, devicePath)
                 }
             }
             state.adapters[index].powered = on

@@ -17,10 +17,7 @@ extension Daemon {
             device.rssi = rssi
             device.txPower = definition.txPower
             device.manufacturerData = definition.manufacturerData.mapValues(\.data)
-            device.serviceData = Dictionary(
-                uniqueKeysWithValues: definition.serviceData.compactMap { key, value in
-                    BlueZUUID.canonical(key).map { ($0, value.data) }
-                })
+            device.serviceData = Self.serviceData(definition)
             device.seenThisDiscovery = true
             device.lastSeen = MonotonicNanos.now()
         }
@@ -47,6 +44,14 @@ extension Daemon {
             ExportedProperty("Adapter", value: .objectPath(adapter)),
             ExportedProperty("ServicesResolved", value: .boolean(false)),
         ]
+        if profile.cablePairing { properties.append(ExportedProperty("CablePairing", value: .boolean(false))) }
+        if profile.advertisingFlags {
+            // Devices known only from storage have no AD Flags until they are seen.
+            properties.append(
+                optional(
+                    "AdvertisingFlags", device.rssi == nil ? nil : Self.advertisingFlags(definition),
+                    type: .array(.byte)))
+        }
         properties.append(optional("Name", definition.name.map { .string($0) }, type: .string))
         properties.append(optional("Appearance", definition.appearance.map { .uint16($0) }, type: .uint16))
         properties.append(optional("RSSI", device.rssi.map { .int16($0) }, type: .int16))
@@ -73,6 +78,12 @@ extension Daemon {
             signals: profile.disconnectedSignal ? signals : [])
     }
 
+    /// The AD Flags a peripheral advertises: LE General Discoverable (0x02) when set, and
+    /// BR/EDR Not Supported (0x04).
+    static func advertisingFlags(_ definition: VirtualPeripheral) -> DBusValue {
+        .bytes(Data([definition.discoverable ? 0x06 : 0x04]))
+    }
+
     private func optional(_ name: String, _ value: DBusValue?, type: DBusType) -> ExportedProperty {
         guard let value else { return ExportedProperty(name, absentOf: type) }
         return ExportedProperty(name, value: value)
@@ -90,11 +101,14 @@ extension Daemon {
             data.keys.sorted().map { DBusDictionaryEntry(.string($0), .variant(.bytes(data[$0] ?? Data()))) })
     }
 
-    /// Before resolution `UUIDs` lists advertised service UUIDs and service-data UUIDs.
+    /// Before resolution `UUIDs` lists advertised service UUIDs in advertising order, then
+    /// (≥ 5.69) service-data UUIDs (`device_add_eir_uuids`).
     func advertisedUUIDs(_ device: DeviceState, _ definition: VirtualPeripheral) -> [String] {
         if let gatt = device.gatt { return gatt.serviceUUIDs }
-        let advertised = definition.serviceUUIDs.compactMap(BlueZUUID.canonical) + Array(device.serviceData.keys)
-        return Array(Set(advertised)).sorted()
+        var advertised = definition.serviceUUIDs.compactMap(BlueZUUID.canonical)
+        if profile.serviceDataUUIDs { advertised += device.serviceData.keys.sorted() }
+        var seen = Set<String>()
+        return advertised.filter { seen.insert($0).inserted }
     }
 
     /// Removes a device object and its GATT subtree, children first, each with its own
@@ -104,8 +118,10 @@ extension Daemon {
         for reply in device.pendingConnects {
             reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.bredrConnectionCanceled))
         }
-        for channel in device.acquiredNotify.values { channel.descriptor.close() }
-        for channel in device.acquiredWrite.values { channel.descriptor.close() }
+        for pending in device.pendingOperations.values { pending.fail(Self.linkLost) }
+        for waiting in device.readsInFlight.values.flatMap(\.replies) { waiting.fail(Self.linkLost) }
+        for channel in device.acquiredNotify.values { channel.hangUp() }
+        for channel in device.acquiredWrite.values { channel.hangUp() }
         unexportGatt(device.gatt)
         connection.unexport(path)
     }

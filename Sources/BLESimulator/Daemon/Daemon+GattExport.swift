@@ -21,14 +21,20 @@ extension Daemon {
             for (characteristicIndex, characteristic) in service.characteristics.enumerated() {
                 let key = ValueKey(service: serviceIndex, characteristic: characteristicIndex)
                 try? connection.export(
-                    [characteristicInterface(characteristic, key: key, service: service.path, device: device)],
+                    [
+                        characteristicInterface(
+                            characteristic, key: key, service: service.path, device: device, mtu: record.definition.mtu)
+                    ],
                     at: characteristic.path)
                 for (descriptorIndex, descriptor) in characteristic.descriptors.enumerated() {
                     let userIndex = descriptor.isCCC ? -2 : descriptorIndex - (characteristic.notifies ? 1 : 0)
                     let descriptorKey = ValueKey(
                         service: serviceIndex, characteristic: characteristicIndex, descriptor: userIndex)
                     try? connection.export(
-                        [descriptorInterface(descriptor, key: descriptorKey, characteristic: characteristic.path, device: device)],
+                        [
+                            descriptorInterface(
+                                descriptor, key: descriptorKey, characteristic: characteristic.path, device: device)
+                        ],
                         at: descriptor.path)
                 }
             }
@@ -36,7 +42,7 @@ extension Daemon {
     }
 
     private func characteristicInterface(
-        _ characteristic: GattLayout.Characteristic, key: ValueKey, service: ObjectPath, device: ObjectPath
+        _ characteristic: GattLayout.Characteristic, key: ValueKey, service: ObjectPath, device: ObjectPath, mtu: UInt16
     ) throws(DBusError) -> ExportedInterface {
         let flags = characteristic.flags
         var properties = [
@@ -44,13 +50,17 @@ extension Daemon {
             ExportedProperty("Service", value: .objectPath(service)),
             ExportedProperty("Value", value: .bytes(Data())),
             ExportedProperty("Flags", value: .array(.string, flags.map { .string($0) })),
-            ExportedProperty("MTU", absentOf: .uint16),
+            // Objects are created after the MTU exchange, so MTU is in their InterfacesAdded. It
+            // exists while the device has a GATT client and is never announced: the exchange
+            // hook belongs to the first ATT link, so it comes and goes silently (Q10).
+            ExportedProperty("MTU", value: .uint16(mtu), changeSignal: .none),
         ]
         if characteristic.notifies { properties.append(ExportedProperty("Notifying", value: .boolean(false))) }
         if flags.contains("write-without-response") {
             properties.append(ExportedProperty("WriteAcquired", value: .boolean(false)))
         }
-        if flags.contains("notify") || (profile.acquireNotifyOnIndicate && flags.contains("indicate")) {
+        // `notify` only, in every release (`characteristic_notify_acquired_exists`).
+        if flags.contains("notify") {
             properties.append(ExportedProperty("NotifyAcquired", value: .boolean(false)))
         }
         if profile.gattHandles { properties.append(ExportedProperty("Handle", value: .uint16(characteristic.handle))) }

@@ -29,8 +29,9 @@ extension Daemon {
     static let linkLost = error(BlueZErrorName.failed, BlueZErrorMessage.attError(0x0e))
 
     /// The device state and peripheral record a GATT call needs, or the error to answer.
-    private func connectedDevice(_ state: SimState, _ target: GattTarget) -> Result<(DeviceState, PeripheralRecord), DBusError>
-    {
+    private func connectedDevice(_ state: SimState, _ target: GattTarget) -> Result<
+        (DeviceState, PeripheralRecord), DBusError
+    > {
         guard let device = state.devices[target.device], device.connected, device.gatt != nil,
             let record = state.peripherals[device.address]
         else { return .failure(Self.notConnected) }
@@ -50,6 +51,14 @@ extension Daemon {
             case .failure(let error): return reply.fail(error)
             case .success(let found): (device, record) = found
             }
+            // One read per attribute: the same offset shares its result, another is refused.
+            if let pending = device.readsInFlight[target.path] {
+                guard pending.offset == options.offset else {
+                    return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
+                }
+                state.devices[target.device]?.readsInFlight[target.path]?.replies.append(reply)
+                return
+            }
             let generation = device.linkGeneration
             var delay = Duration.zero
             switch state.takeFault(.read, address: device.address.description, characteristic: target.uuid) {
@@ -65,28 +74,93 @@ extension Daemon {
             if !target.isDescriptor, let code = characteristicDefinition(record, target.key)?.readError {
                 return reply.fail(ATTErrorMapping.clientError(forATTError: code))
             }
+            let delayed = delay != .zero
+            if delayed {
+                state.devices[target.device]?.readsInFlight[target.path] = PendingRead(
+                    offset: options.offset, replies: [reply])
+            }
             schedule(&state, after: delay) { daemon, state in
+                var replies = [reply]
+                if delayed {
+                    // Gone already: the link dropped and the reads were failed.
+                    guard let pending = state.devices[target.device]?.readsInFlight.removeValue(forKey: target.path)
+                    else { return }
+                    replies = pending.replies
+                }
                 guard let current = state.devices[target.device], current.linkGeneration == generation else {
-                    return reply.fail(Self.linkLost)
+                    for waiting in replies { waiting.fail(Self.linkLost) }
+                    return
                 }
                 let value = daemon.currentValue(state, current, record: state.peripherals[current.address], target)
-                guard Int(options.offset) <= value.count else {
-                    return reply.fail(Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidOffset))
+                let offset = Int(options.offset)
+                guard offset <= value.count else {
+                    let error = Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidOffset)
+                    for waiting in replies { waiting.fail(error) }
+                    return
                 }
-                let result = Data(value.dropFirst(Int(options.offset)))
+                // bluetoothd writes what it read into its cache at `offset` (emptied first for
+                // offset 0), announces the whole cached Value before the reply (trace §13.4),
+                // and answers from the cache (`chrc_read_cb` → `read_op_cb`).
+                var cached = Data()
+                if offset > 0,
+                    case .bytes(let old)? = daemon.connection.property(
+                        "Value", interface: target.interface, path: target.path)
+                {
+                    cached = old
+                }
+                cached = Self.cacheWrite(cached, Data(value.dropFirst(offset)), at: offset)
                 state.statistics.gattOperations += 1
-                // The cached Value changes, announced before the reply (trace §13.4).
-                daemon.emit(target.path, target.interface, set: [("Value", .bytes(result))])
-                reply.succeed([.bytes(result)])
+                daemon.emit(target.path, target.interface, set: [("Value", .bytes(cached))])
+                for waiting in replies { waiting.succeed([.bytes(Data(cached.dropFirst(offset)))]) }
             }
         }
     }
 
-    func currentValue(_ state: SimState, _ device: DeviceState, record: PeripheralRecord?, _ target: GattTarget) -> Data {
+    /// `gatt_db_attribute_write` on a cached value: grown (zero-filled) when the bytes do not
+    /// fit, overwritten in place (keeping a longer old tail) when they do; nothing for no bytes.
+    static func cacheWrite(_ old: Data, _ bytes: Data, at offset: Int) -> Data {
+        guard !bytes.isEmpty else { return old }
+        if offset < old.count && bytes.count <= old.count - offset {
+            var value = old
+            value.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+            return value
+        }
+        var value = Data(old.prefix(offset))
+        if value.count < offset { value.append(Data(count: offset - value.count)) }
+        return value + bytes
+    }
+
+    /// Runs `action` after `delay`, keeping `reply` as a request in flight meanwhile so that
+    /// link loss can fail it first (`linkDown`).
+    private func whenDue(
+        _ state: inout SimState, _ target: GattTarget, _ reply: MethodReply, after delay: Duration,
+        _ action: @escaping @Sendable (Daemon, inout SimState) -> Void
+    ) {
+        guard delay != .zero, var device = state.devices[target.device] else {
+            return schedule(&state, after: delay, action)
+        }
+        let id = device.nextOperation
+        device.nextOperation += 1
+        device.pendingOperations[id] = reply
+        state.devices[target.device] = device
+        schedule(&state, after: delay) { daemon, state in
+            // Gone already: the link dropped and the request was failed.
+            guard state.devices[target.device]?.pendingOperations.removeValue(forKey: id) != nil else { return }
+            action(daemon, &state)
+        }
+    }
+
+    func currentValue(_ state: SimState, _ device: DeviceState, record: PeripheralRecord?, _ target: GattTarget) -> Data
+    {
         if target.isCCC {
+            // 0x0001 enables notifications, 0x0002 indications (used without `notify`).
             let characteristic = target.path.parent ?? .root
-            let on = !(device.notifySessions[characteristic]?.isEmpty ?? true)
-            return Data([on ? 1 : 0, 0])
+            let on =
+                !(device.notifySessions[characteristic]?.isEmpty ?? true)
+                || device.acquiredNotify[characteristic] != nil
+            let flags =
+                device.gatt?.services.lazy.flatMap(\.characteristics).first { $0.path == characteristic }?.flags ?? []
+            return Data([on ? (flags.contains("notify") ? 0x01 : 0x02) : 0x00, 0x00])
         }
         return record?.values[target.key] ?? Data()
     }
@@ -116,7 +190,9 @@ extension Daemon {
             guard isCurrent(state) else { return }
             guard case .bytes(let value)? = call.body.first else { return reply.fail(Self.invalidArguments) }
             let options: GattOptions
-            do throws(DBusError) { options = try GattOptions(call.body.count > 1 ? call.body[1] : nil) } catch { return reply.fail(error) }
+            do throws(DBusError) { options = try GattOptions(call.body.count > 1 ? call.body[1] : nil) } catch {
+                return reply.fail(error)
+            }
             var device: DeviceState
             let record: PeripheralRecord
             switch connectedDevice(state, target) {
@@ -173,14 +249,16 @@ extension Daemon {
             case .delay(let extra)?: delay = extra
             case nil: break
             }
-            if !target.isDescriptor, kind != "command", let code = characteristicDefinition(record, target.key)?.writeError {
+            if !target.isDescriptor, kind != "command",
+                let code = characteristicDefinition(record, target.key)?.writeError
+            {
                 return reply.fail(ATTErrorMapping.clientError(forATTError: code))
             }
             if kind != "command" {
                 device.writesInFlight.insert(target.path)
                 state.devices[target.device] = device
             }
-            schedule(&state, after: delay) { daemon, state in
+            whenDue(&state, target, reply, after: delay) { daemon, state in
                 state.devices[target.device]?.writesInFlight.remove(target.path)
                 guard let current = state.devices[target.device], current.linkGeneration == generation else {
                     return reply.fail(Self.linkLost)

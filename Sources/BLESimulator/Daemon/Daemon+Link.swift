@@ -5,7 +5,9 @@ import Foundation
 extension Daemon {
     /// Runs `action` under the state lock now (zero delay) or after `delay`, unless the daemon
     /// was replaced meanwhile.
-    func schedule(_ state: inout SimState, after delay: Duration, _ action: @escaping @Sendable (Daemon, inout SimState) -> Void) {
+    func schedule(
+        _ state: inout SimState, after delay: Duration, _ action: @escaping @Sendable (Daemon, inout SimState) -> Void
+    ) {
         if delay == .zero {
             action(self, &state)
             return
@@ -123,20 +125,28 @@ extension Daemon {
         if let gatt = device.gatt {
             for service in gatt.services {
                 for characteristic in service.characteristics {
+                    // MTU exists again, unannounced (see `characteristicInterface`).
                     emit(
                         characteristic.path, BlueZInterface.gattCharacteristic1,
                         set: [("MTU", .uint16(record.definition.mtu))])
                 }
             }
         }
-        emit(
-            path, BlueZInterface.device1,
-            set: [
-                ("UUIDs", .array(.string, (device.gatt?.serviceUUIDs ?? []).map { .string($0) })),
-                ("ServicesResolved", .boolean(true)),
-            ])
-        // Subscriptions survive the link and re-arm on reconnection (Q7).
-        for characteristic in device.notifySessions.keys.sorted() { startTicker(&state, characteristic) }
+        // UUIDs change only the first time (advertised → resolved); a cached reconnect
+        // announces ServicesResolved alone (§13.2).
+        var changes: [(String, DBusValue)] = []
+        let uuids = DBusValue.array(.string, (device.gatt?.serviceUUIDs ?? []).map { .string($0) })
+        if connection.property("UUIDs", interface: BlueZInterface.device1, path: path) != uuids {
+            changes.append(("UUIDs", uuids))
+        }
+        changes.append(("ServicesResolved", .boolean(true)))
+        emit(path, BlueZInterface.device1, set: changes)
+        // Subscriptions survive the link and re-arm on reconnection (Q7); one stored while
+        // disconnected turns Notifying on once its CCC is written (Q8).
+        for characteristic in device.notifySessions.keys.sorted() {
+            setNotifying(true, characteristic)
+            startTicker(&state, characteristic)
+        }
     }
 
     // MARK: Disconnect
@@ -175,11 +185,11 @@ extension Daemon {
         device.linkGeneration += 1
         device.writesInFlight.removeAll()
         for (characteristic, channel) in device.acquiredNotify {
-            channel.descriptor.close()
-            emit(characteristic, BlueZInterface.gattCharacteristic1, set: [("NotifyAcquired", .boolean(false))])
+            channel.hangUp()
+            announceNotifyAcquired(false, characteristic)
         }
         for (characteristic, channel) in device.acquiredWrite {
-            channel.descriptor.close()
+            channel.hangUp()
             emit(characteristic, BlueZInterface.gattCharacteristic1, set: [("WriteAcquired", .boolean(false))])
         }
         device.acquiredNotify.removeAll()
@@ -189,10 +199,16 @@ extension Daemon {
         if let gatt = device.gatt {
             for service in gatt.services {
                 for characteristic in service.characteristics {
+                    // No GATT client, no MTU; nothing is announced (Q10).
                     emit(characteristic.path, BlueZInterface.gattCharacteristic1, remove: ["MTU"])
                 }
             }
         }
+        // Requests in flight end with ATT error 0x0E (`disc_att_send_op`).
+        for pending in device.pendingOperations.values { pending.fail(Self.linkLost) }
+        for waiting in device.readsInFlight.values.flatMap(\.replies) { waiting.fail(Self.linkLost) }
+        state.devices[path]?.pendingOperations.removeAll()
+        state.devices[path]?.readsInFlight.removeAll()
         if profile.disconnectedSignal {
             emit(path, BlueZInterface.device1, set: [("ServicesResolved", .boolean(false))])
             try? connection.emitSignal(
@@ -200,7 +216,9 @@ extension Daemon {
                 arguments: [.string(reason.name), .string(reason.message)])
             emit(path, BlueZInterface.device1, set: [("Connected", .boolean(false))])
         } else {
-            emit(path, BlueZInterface.device1, set: [("ServicesResolved", .boolean(false)), ("Connected", .boolean(false))])
+            emit(
+                path, BlueZInterface.device1,
+                set: [("ServicesResolved", .boolean(false)), ("Connected", .boolean(false))])
         }
     }
 

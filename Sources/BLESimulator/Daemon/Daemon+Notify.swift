@@ -18,9 +18,15 @@ extension Daemon {
             if device.acquiredNotify[target.path] != nil {
                 return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.notifyAcquired))
             }
-            if device.notifySessions[target.path]?.contains(sender) ?? false { return reply.succeed() }
-            if device.connected, case .fail(let name, let message)? = state.takeFault(
-                .startNotify, address: device.address.description, characteristic: target.uuid)
+            // Same client again: fine once registered; while disconnected the session waits
+            // for the next connection and a repeat is InProgress (Q8).
+            if device.notifySessions[target.path]?.contains(sender) ?? false {
+                return device.connected
+                    ? reply.succeed() : reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
+            }
+            if device.connected,
+                case .fail(let name, let message)? = state.takeFault(
+                    .startNotify, address: device.address.description, characteristic: target.uuid)
             {
                 return reply.fail(Self.error(name, message))
             }
@@ -29,7 +35,7 @@ extension Daemon {
             state.devices[target.device] = device
             // Stored while disconnected and applied at the next connection (Q8).
             guard device.connected else { return reply.succeed() }
-            if first { setNotifying(true, target.path) }
+            setNotifying(true, target.path)
             reply.succeed()
             if first { startTicker(&state, target.path) }
         }
@@ -42,9 +48,9 @@ extension Daemon {
                 return reply.fail(Self.notConnected)
             }
             if let channel = device.acquiredNotify.removeValue(forKey: target.path) {
-                channel.descriptor.close()
+                channel.hangUp()
                 state.devices[target.device] = device
-                emit(target.path, target.interface, set: [("NotifyAcquired", .boolean(false))])
+                announceNotifyAcquired(false, target.path)
                 return reply.succeed()
             }
             guard device.notifySessions[target.path]?.remove(sender) != nil else {
@@ -58,8 +64,28 @@ extension Daemon {
         }
     }
 
+    /// `Notifying` is announced only when it changes (`register_notify_cb`, `update_notifying`).
     func setNotifying(_ on: Bool, _ path: ObjectPath) {
+        guard
+            connection.property("Notifying", interface: BlueZInterface.gattCharacteristic1, path: path) != .boolean(on)
+        else { return }
         emit(path, BlueZInterface.gattCharacteristic1, set: [("Notifying", .boolean(on))])
+    }
+
+    /// Announces `NotifyAcquired`. Without the `notify` flag the property does not exist (5.87
+    /// still acquires indicate-only characteristics), and gdbus lists a changed property that
+    /// does not exist as invalidated (§1.5).
+    func announceNotifyAcquired(_ on: Bool, _ path: ObjectPath) {
+        let interface = BlueZInterface.gattCharacteristic1
+        if connection.property("NotifyAcquired", interface: interface, path: path) != nil {
+            return emit(path, interface, set: [("NotifyAcquired", .boolean(on))])
+        }
+        try? connection.emitSignal(
+            path: path, interface: .properties, member: BlueZSignal.propertiesChanged,
+            arguments: [
+                .string(interface.rawValue), .dictionary(key: .string, value: .variant, []),
+                .array(.string, [.string("NotifyAcquired")]),
+            ])
     }
 
     // MARK: AcquireNotify / AcquireWrite
@@ -71,7 +97,9 @@ extension Daemon {
                 let record = state.peripherals[device.address]
             else { return reply.fail(Self.notConnected) }
             let allowed = target.flags.contains("notify") || (profile.acquireNotifyOnIndicate && target.notifies)
-            guard allowed else { return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported)) }
+            guard allowed else {
+                return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported))
+            }
             if device.acquiredNotify[target.path] != nil {
                 return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.notifyAcquired))
             }
@@ -83,8 +111,9 @@ extension Daemon {
             }
             device.acquiredNotify[target.path] = AcquiredChannel(descriptor: ours, owner: sender)
             state.devices[target.device] = device
-            emit(target.path, target.interface, set: [("NotifyAcquired", .boolean(true))])
+            announceNotifyAcquired(true, target.path)
             reply.succeed([.unixFD(theirs), .uint16(record.definition.mtu)])
+            watchAcquiredNotify(ours, target: target)
             startTicker(&state, target.path)
         }
     }
@@ -139,19 +168,57 @@ extension Daemon {
                 }
                 if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
                 source.cancel()
-                self?.releaseAcquiredWrite(target)
+                self?.releaseAcquiredWrite(target, channel)
                 return
             }
         }
+        Self.closeOnCancel(source, channel)
         source.resume()
+    }
+
+    /// The only place our end of an Acquire* socket is closed: after its dispatch source is
+    /// cancelled. Elsewhere the channel is hung up (``AcquiredChannel/hangUp()``) and the source
+    /// sees end-of-file; closing under a live source would leave it registered on a number that
+    /// a later socket reuses, which then never sees an event.
+    private static func closeOnCancel(_ source: any DispatchSourceRead, _ channel: FileDescriptor) {
+        source.setCancelHandler { channel.close() }
     }
 
     static let channelQueue = DispatchQueue(label: "swift-ble.simulator.channels")
 
-    private func releaseAcquiredWrite(_ target: GattTarget) {
+    /// bluetoothd watches the notify socket it hands out: the client closing its end releases
+    /// the channel (`NotifyAcquired=false`) at once, not at the next notification.
+    private func watchAcquiredNotify(_ channel: FileDescriptor, target: GattTarget) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: channel.rawValue, queue: Self.channelQueue)
+        source.setEventHandler { [weak self] in
+            var buffer = [UInt8](repeating: 0, count: 512)
+            while true {
+                let count = read(channel.rawValue, &buffer, buffer.count)
+                // Bytes written to a notify socket are ignored.
+                if count > 0 { continue }
+                if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
+                source.cancel()
+                self?.releaseAcquiredNotify(target, channel)
+                return
+            }
+        }
+        Self.closeOnCancel(source, channel)
+        source.resume()
+    }
+
+    private func releaseAcquiredNotify(_ target: GattTarget, _ channel: FileDescriptor) {
         core.state.withLock { state in
-            guard isCurrent(state), let channel = state.devices[target.device]?.acquiredWrite[target.path] else { return }
-            channel.descriptor.close()
+            guard isCurrent(state), state.devices[target.device]?.acquiredNotify[target.path]?.descriptor === channel
+            else { return }
+            state.devices[target.device]?.acquiredNotify[target.path] = nil
+            announceNotifyAcquired(false, target.path)
+        }
+    }
+
+    private func releaseAcquiredWrite(_ target: GattTarget, _ channel: FileDescriptor) {
+        core.state.withLock { state in
+            guard isCurrent(state), state.devices[target.device]?.acquiredWrite[target.path]?.descriptor === channel
+            else { return }
             state.devices[target.device]?.acquiredWrite[target.path] = nil
             emit(target.path, target.interface, set: [("WriteAcquired", .boolean(false))])
         }
@@ -167,12 +234,14 @@ extension Daemon {
         guard let devicePath = Self.devicePath(of: path), var device = state.devices[devicePath], device.connected
         else { return false }
         if let channel = device.acquiredNotify[path] {
-            let sent = value.withUnsafeBytes { send(channel.descriptor.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = value.withUnsafeBytes {
+                send(channel.descriptor.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent < 0 && errno != EAGAIN {
-                channel.descriptor.close()
+                channel.hangUp()
                 device.acquiredNotify[path] = nil
                 state.devices[devicePath] = device
-                emit(path, BlueZInterface.gattCharacteristic1, set: [("NotifyAcquired", .boolean(false))])
+                announceNotifyAcquired(false, path)
                 return false
             }
             if sent >= 0 { state.statistics.notificationsSent += 1 }

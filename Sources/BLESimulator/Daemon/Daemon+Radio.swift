@@ -46,14 +46,19 @@ extension Daemon {
         _ state: inout SimState, _ definition: VirtualPeripheral, address: BluetoothAddress, adapter: AdapterState
     ) {
         let sessions = Array((state.discovery[adapter.index] ?? [:]).values)
-        let filtered = sessions.contains { $0.filter != nil }
-        // Without any filter, LE advertisers lacking the discoverable flag get no object (Q13).
-        if !filtered && !definition.discoverable { return }
+        let filtered = sessions.contains { isFiltered($0.filter) }
+        // Without a filtered discovery, LE advertisers lacking the discoverable flag get no
+        // object (Q13); any client's Pattern replaces that rule by a prefix match
+        // (`device_is_discoverable`).
+        var discoverable = filtered || definition.discoverable
+        let patterns = sessions.compactMap { $0.filter?.pattern }
+        if !patterns.isEmpty {
+            discoverable = patterns.contains { matches($0, address: address, name: definition.name) }
+        }
+        guard discoverable else { return }
         let jitter = definition.rssiJitter > 0 ? Int16.random(in: -definition.rssiJitter...definition.rssiJitter) : 0
         let rssi = definition.rssi &+ jitter
-        guard sessions.contains(where: { Self.accepts($0.filter, definition, address: address, rssi: rssi) }) else {
-            return
-        }
+        if filtered, !sessions.contains(where: { Self.accepts($0.filter, definition, rssi: rssi) }) { return }
         state.statistics.advertisementsDelivered += 1
         guard let path = try? BlueZPath.device(address, adapter: adapter.path) else { return }
         guard var device = state.devices[path] else {
@@ -64,7 +69,7 @@ extension Daemon {
         device.seenThisDiscovery = true
         let duplicates = sessions.contains { $0.filter?.duplicateData == true }
         var changes: [(String, DBusValue)] = []
-        // RSSI changes below 8 dBm are not reported unless a filter is active (§3.6).
+        // RSSI changes below 8 dBm are not reported unless the discovery is filtered (§3.6).
         if let old = device.rssi {
             if rssi != old && (filtered || abs(Int(rssi) - Int(old)) >= 8) { changes.append(("RSSI", .int16(rssi))) }
         } else {
@@ -75,7 +80,13 @@ extension Daemon {
             device.txPower = power
             changes.append(("TxPower", .int16(power)))
         }
-        var manufacturerChanged = duplicates
+        // Entries accumulate per key and change only when the bytes do; with DuplicateData the
+        // dicts are cleared and refilled by every report that carries them (§3.6).
+        var manufacturerChanged = false
+        if duplicates && !definition.manufacturerData.isEmpty {
+            device.manufacturerData = definition.manufacturerData.mapValues(\.data)
+            manufacturerChanged = true
+        }
         for (id, data) in definition.manufacturerData where device.manufacturerData[id] != data.data {
             device.manufacturerData[id] = data.data
             manufacturerChanged = true
@@ -83,39 +94,69 @@ extension Daemon {
         if manufacturerChanged && !device.manufacturerData.isEmpty {
             changes.append(("ManufacturerData", manufacturerValue(device.manufacturerData)))
         }
-        var serviceChanged = duplicates
-        for (key, data) in definition.serviceData {
-            guard let uuid = BlueZUUID.canonical(key), device.serviceData[uuid] != data.data else { continue }
-            device.serviceData[uuid] = data.data
+        var serviceChanged = false
+        let advertisedServiceData = Self.serviceData(definition)
+        if duplicates && !advertisedServiceData.isEmpty {
+            device.serviceData = advertisedServiceData
+            serviceChanged = true
+        }
+        for (uuid, data) in advertisedServiceData where device.serviceData[uuid] != data {
+            device.serviceData[uuid] = data
             serviceChanged = true
         }
         if serviceChanged && !device.serviceData.isEmpty {
             changes.append(("ServiceData", serviceDataValue(device.serviceData)))
         }
+        if profile.advertisingFlags {
+            let flags = Self.advertisingFlags(definition)
+            if connection.property("AdvertisingFlags", interface: BlueZInterface.device1, path: path) != flags {
+                changes.append(("AdvertisingFlags", flags))
+            }
+        }
         state.devices[path] = device
         if !changes.isEmpty { emit(path, BlueZInterface.device1, set: changes) }
     }
 
+    /// Service data by canonical UUID.
+    static func serviceData(_ definition: VirtualPeripheral) -> [String: Data] {
+        Dictionary(
+            definition.serviceData.compactMap { key, value in BlueZUUID.canonical(key).map { ($0, value.data) } },
+            uniquingKeysWith: { _, last in last })
+    }
+
+    /// Whether a session's filter makes the discovery "filtered" (`merge_discovery_filters`):
+    /// 5.66 counts any filter; from 5.67 a filter that asks for nothing beyond a regular scan
+    /// of the adapter's transports does not count.
+    func isFiltered(_ filter: DiscoveryFilter?) -> Bool {
+        guard let filter else { return false }
+        guard profile.regularDiscoveryForDefaultFilters else { return true }
+        let transportDefault = filter.transport == nil || filter.transport == .auto
+        return !(filter.uuids ?? []).isEmpty || filter.rssi != nil || filter.pathloss != nil || !transportDefault
+            || filter.duplicateData == true || filter.pattern != nil
+    }
+
+    /// A Pattern's prefix match on the address (case-insensitive only in 5.87) or the name.
+    private func matches(_ pattern: String, address: BluetoothAddress, name: String?) -> Bool {
+        if pattern.isEmpty { return true }
+        let text = address.description
+        let byAddress =
+            profile.patternIgnoresAddressCase
+            ? text.lowercased().hasPrefix(pattern.lowercased()) : text.hasPrefix(pattern)
+        return byAddress || (name?.hasPrefix(pattern) ?? false)
+    }
+
     /// `is_filter_match` for one session's filter (a session without one accepts everything).
-    static func accepts(
-        _ filter: DiscoveryFilter?, _ definition: VirtualPeripheral, address: BluetoothAddress, rssi: Int16
-    ) -> Bool {
+    static func accepts(_ filter: DiscoveryFilter?, _ definition: VirtualPeripheral, rssi: Int16) -> Bool {
         guard let filter else { return true }
         if filter.transport == .bredr { return false }
         if let uuids = filter.uuids, !uuids.isEmpty {
             let wanted = Set(uuids.compactMap(BlueZUUID.canonical))
-            let advertised = Set(
-                (definition.serviceUUIDs + Array(definition.serviceData.keys)).compactMap(BlueZUUID.canonical))
+            let advertised = Set(definition.serviceUUIDs.compactMap(BlueZUUID.canonical))
             if wanted.isDisjoint(with: advertised) { return false }
         }
         if let threshold = filter.rssi, rssi < threshold { return false }
         if let pathloss = filter.pathloss {
             guard let power = definition.txPower, Int(power) - Int(rssi) <= Int(pathloss) else { return false }
-        }
-        if let pattern = filter.pattern, !pattern.isEmpty {
-            let byAddress = address.description.hasPrefix(pattern)
-            let byName = definition.name?.hasPrefix(pattern) ?? false
-            if !byAddress && !byName { return false }
         }
         return true
     }

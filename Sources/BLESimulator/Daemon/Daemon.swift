@@ -60,8 +60,8 @@ final class Daemon: Sendable {
                 for reply in device.pendingConnects {
                     reply.fail(DBusError.reply(BlueZErrorName.failed, BlueZErrorMessage.bredrConnectionCanceled))
                 }
-                for channel in device.acquiredNotify.values { channel.descriptor.close() }
-                for channel in device.acquiredWrite.values { channel.descriptor.close() }
+                for channel in device.acquiredNotify.values { channel.hangUp() }
+                for channel in device.acquiredWrite.values { channel.hangUp() }
             }
             state.devices.removeAll()
             state.discovery.removeAll()
@@ -156,17 +156,18 @@ final class Daemon: Sendable {
                     }
                 }
                 for (characteristic, channel) in device.acquiredNotify where channel.owner == client {
-                    channel.descriptor.close()
+                    channel.hangUp()
                     device.acquiredNotify[characteristic] = nil
-                    emit(characteristic, BlueZInterface.gattCharacteristic1, set: [("NotifyAcquired", .boolean(false))])
+                    announceNotifyAcquired(false, characteristic)
                 }
                 for (characteristic, channel) in device.acquiredWrite where channel.owner == client {
-                    channel.descriptor.close()
+                    channel.hangUp()
                     device.acquiredWrite[characteristic] = nil
                     emit(characteristic, BlueZInterface.gattCharacteristic1, set: [("WriteAcquired", .boolean(false))])
                 }
                 state.devices[path] = device
             }
+            serverClientLeft(&state, client)
         }
     }
 

@@ -16,16 +16,32 @@ public struct BlueZProfile: Sendable, Hashable, Codable {
     public var acquireNotifyOnIndicate: Bool
     /// StopDiscovery keeps connected temporary devices (≥ 5.77; 5.66 removed them).
     public var keepsConnectedTemporaries: Bool
+    /// A discovery filter without UUIDs, RSSI, Pathloss, Pattern, `DuplicateData=true` or a
+    /// Transport narrower than the adapter's counts as no filter (≥ 5.67, commit de8e7cfce):
+    /// the discoverable-flag rule and the 8 dBm RSSI threshold stay. 5.66: any filter counts.
+    public var regularDiscoveryForDefaultFilters: Bool
+    /// Service-data UUIDs join `Device1.UUIDs` before resolution (≥ 5.69).
+    public var serviceDataUUIDs: Bool
+    /// `Device1.AdvertisingFlags` (and `AdvertisingData`) are visible (≥ 5.78; experimental before).
+    public var advertisingFlags: Bool
+    /// `Device1.CablePairing` exists (≥ 5.83).
+    public var cablePairing: Bool
+    /// Discovery filter `Pattern` matches addresses case-insensitively (5.87, commit c6bc42d69).
+    public var patternIgnoresAddressCase: Bool
 
     /// BlueZ 5.66, as shipped by Debian 12: the default.
     public static let v5_66 = BlueZProfile(
         version: "5.66", gattHandles: false, disconnectedSignal: false, connectInProgressError: false,
-        powerState: false, acquireNotifyOnIndicate: false, keepsConnectedTemporaries: false)
+        powerState: false, acquireNotifyOnIndicate: false, keepsConnectedTemporaries: false,
+        regularDiscoveryForDefaultFilters: false, serviceDataUUIDs: false, advertisingFlags: false, cablePairing: false,
+        patternIgnoresAddressCase: false)
 
     /// BlueZ 5.87, the newest release described by the reference.
     public static let v5_87 = BlueZProfile(
         version: "5.87", gattHandles: true, disconnectedSignal: true, connectInProgressError: true,
-        powerState: true, acquireNotifyOnIndicate: true, keepsConnectedTemporaries: true)
+        powerState: true, acquireNotifyOnIndicate: true, keepsConnectedTemporaries: true,
+        regularDiscoveryForDefaultFilters: true, serviceDataUUIDs: true, advertisingFlags: true, cablePairing: true,
+        patternIgnoresAddressCase: true)
 
     /// The profile named `version` ("5.66" or "5.87").
     public static func named(_ version: String) -> BlueZProfile? {

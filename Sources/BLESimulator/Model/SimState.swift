@@ -25,6 +25,8 @@ struct SimState: Sendable {
     var generation = 0
     /// Counters for tests and the control interface.
     var statistics = SimulatorStatistics()
+    /// The peripheral role: registered GATT applications and advertisements (Server/).
+    var server = ServerState()
 }
 
 /// A peripheral in the simulated world.
@@ -84,6 +86,12 @@ struct DeviceState: Sendable {
     var paired = false
     /// Replies owed to Connect calls waiting for the link.
     var pendingConnects: [MethodReply] = []
+    /// Delayed GATT requests still owed a reply, by id; link loss fails them (ATT 0x0E).
+    var pendingOperations: [Int: MethodReply] = [:]
+    var nextOperation = 0
+    /// Reads in flight per characteristic or descriptor: a read at the same offset joins one,
+    /// another offset is refused (`InProgress`).
+    var readsInFlight: [ObjectPath: PendingRead] = [:]
     /// Bumped at every connect and disconnect so stale timers do nothing.
     var linkGeneration = 0
     /// The exported GATT database, once resolved (kept after disconnect: `Cache=always`).
@@ -104,10 +112,22 @@ struct DeviceState: Sendable {
     var acquiredWrite: [ObjectPath: AcquiredChannel] = [:]
 }
 
+/// A delayed read and every call waiting for its result.
+struct PendingRead: Sendable {
+    var offset: UInt16
+    var replies: [MethodReply]
+}
+
 /// The simulator's end of an AcquireNotify/AcquireWrite socket pair.
 struct AcquiredChannel: Sendable {
     var descriptor: FileDescriptor
     var owner: BusName
+
+    /// Ends the channel as bluetoothd does (HUP): the client reads end-of-file, and so does
+    /// the channel's dispatch source, which then closes our end.
+    func hangUp() {
+        _ = Glibc.shutdown(descriptor.rawValue, Int32(SHUT_RDWR))
+    }
 }
 
 /// Counts of what the simulator did, for tests and benchmarks.

@@ -21,6 +21,10 @@ public struct SimulatorOptions: Sendable, Hashable {
     /// Advertisements a discovery sees before it has been running this long are dropped, as
     /// a real controller needs a moment to start scanning. Zero by default.
     public var scanStartLatency: Duration = .zero
+    /// How long bluetoothd waits for a GATT application to answer a remote central's read or
+    /// write (`ATTRIBUTE_TIMEOUT`, 5 s); the central then gets ATT error 0x0E. Also bounds the
+    /// other calls the simulator makes into applications on a central's behalf.
+    public var serverRequestTimeout: Duration = .seconds(5)
     /// Whether the simulator also serves its control interface, `org.swiftble.Simulator1` under
     /// `org.swiftble.Simulator` (see ``SimulatorControlInterface``), on a connection of its own.
     public var controlInterface = true

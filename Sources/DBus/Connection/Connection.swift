@@ -61,7 +61,7 @@ public final class Connection: Sendable {
     /// Closes the connection: pending calls fail with ``DBusError/Code/disconnected``,
     /// subscriptions end, the I/O thread exits. Safe to call more than once.
     public func close() {
-        core.enqueue { loop in
+        core.enqueueFinal { loop in
             loop.markClosed(reason: DBusError(.disconnected, message: "the connection was closed"))
         }
     }
@@ -119,7 +119,7 @@ public final class Connection: Sendable {
     /// Sends a message without waiting: a signal, or a method call flagged
     /// ``DBusMessage/noReplyExpected``. Invalid messages throw here; the send itself is queued.
     public func send(_ message: DBusMessage) throws(DBusError) {
-        for value in message.body { try value.validate() }
+        try MessageEncoder.validate(message)
         if message.kind == .methodCall && !message.noReplyExpected {
             throw DBusError(.invalidValue, message: "use call(_:) for calls that expect a reply")
         }

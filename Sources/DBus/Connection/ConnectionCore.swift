@@ -41,24 +41,30 @@ final class ConnectionCore: Sendable {
     /// case the job will never run and the caller must finish whatever it was for.
     @discardableResult
     func enqueue(_ job: @escaping IOJob) -> Bool {
-        let (accepted, mustWake) = queue.withLock { queue -> (Bool, Bool) in
-            if queue.closed { return (false, false) }
-            queue.jobs.append(job)
-            if queue.sleeping && !queue.wakePending {
-                queue.wakePending = true
-                return (true, true)
-            }
-            return (true, false)
-        }
-        if mustWake { wake() }
-        return accepted
+        push { $0.jobs.append(job) }
     }
 
     /// Queues a task job for the I/O thread (see ``ConnectionExecutor``).
     func enqueueTask(_ job: UnownedJob) -> Bool {
+        push { $0.tasks.append(job) }
+    }
+
+    /// Queues the job that closes the connection and stops accepting others in the same step,
+    /// so nothing queued after `close()` can wait for a loop that is about to exit.
+    func enqueueFinal(_ job: @escaping IOJob) {
+        push { queue in
+            queue.jobs.append(job)
+            queue.closed = true
+        }
+    }
+
+    /// Adds work under the lock and wakes the loop only if it sleeps in `poll` and nobody
+    /// has woken it yet: under load the eventfd is not written at all.
+    @discardableResult
+    private func push(_ add: (inout Queue) -> Void) -> Bool {
         let (accepted, mustWake) = queue.withLock { queue -> (Bool, Bool) in
             if queue.closed { return (false, false) }
-            queue.tasks.append(job)
+            add(&queue)
             if queue.sleeping && !queue.wakePending {
                 queue.wakePending = true
                 return (true, true)

@@ -19,6 +19,8 @@ struct OutgoingCall {
     var deadline: UInt64
     var completion: CallCompletion
     var pending: OpaquePointer?
+    /// The serial libdbus gave the call when sending it.
+    var serial: UInt32 = 0
 }
 
 /// Calls waiting for a window slot, in arrival order, with their deadlines in a heap so the
@@ -106,6 +108,7 @@ extension IOLoop {
         let me = Unmanaged.passUnretained(self).toOpaque()
         dbus_pending_call_set_notify(pending, pendingCallDone, me, nil)
         calls[id]?.pending = pending
+        calls[id]?.serial = dbus_message_get_serial(raw)
         callByPending[Int(bitPattern: UnsafeRawPointer(pending))] = id
         inFlight += 1
     }
@@ -117,9 +120,15 @@ extension IOLoop {
             return
         }
         calls[id]?.pending = nil
-        inFlight -= 1
         let reply = dbus_pending_call_steal_reply(pending)
         dbus_pending_call_unref(pending)
+        // A reply without a sender is libdbus's own timeout error: the bus still awaits the
+        // callee's answer and counts the call against our limit of pending replies until then.
+        if let reply, dbus_message_get_sender(reply) == nil {
+            abandon(call)
+        } else {
+            inFlight -= 1
+        }
         let result: Result<DBusMessage, DBusError>
         if let reply {
             result = Self.result(of: reply, for: call)
@@ -177,9 +186,22 @@ extension IOLoop {
             callByPending[Int(bitPattern: UnsafeRawPointer(pending))] = nil
             dbus_pending_call_cancel(pending)
             dbus_pending_call_unref(pending)
-            inFlight -= 1
+            abandon(call)
         }
         call.completion.finish(.failure(DBusError(.cancelled, message: "the task was cancelled")))
+        pumpWaitingCalls()
+    }
+
+    /// Keeps the window slot of a sent call we no longer wait for, until its reply arrives.
+    private func abandon(_ call: OutgoingCall) {
+        if call.serial == 0 || !abandonedSerials.insert(call.serial).inserted { inFlight -= 1 }
+    }
+
+    /// A reply that reached the filter: if it answers an abandoned call, the bus no longer
+    /// counts that call, so its window slot is free again.
+    func unexpectedReplyArrived(replySerial: UInt32) {
+        guard abandonedSerials.remove(replySerial) != nil else { return }
+        inFlight -= 1
         pumpWaitingCalls()
     }
 
@@ -197,6 +219,7 @@ extension IOLoop {
         callByPending.removeAll()
         waitingCalls.removeAll()
         inFlight = 0
+        abandonedSerials.removeAll()
         for call in all.values {
             if let pending = call.pending {
                 dbus_pending_call_cancel(pending)

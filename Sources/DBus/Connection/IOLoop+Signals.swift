@@ -19,6 +19,7 @@ extension IOLoop {
             // the filter answers nothing we wait for: a call we cancelled or timed out, or one
             // that was never made. It is dropped, and counted.
             core.counters.repliesIgnored.add(1, ordering: .relaxed)
+            unexpectedReplyArrived(replySerial: dbus_message_get_reply_serial(raw))
             return DBUS_HANDLER_RESULT_HANDLED
         default:
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED

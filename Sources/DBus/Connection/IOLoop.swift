@@ -25,6 +25,9 @@ final class IOLoop {
     var callByPending: [Int: UInt64] = [:]
     var waitingCalls = CallQueue()
     var inFlight = 0
+    /// Serials of calls we gave up on (timed out or cancelled) that the bus still counts as
+    /// awaiting a reply; each keeps its window slot until that reply reaches the filter.
+    var abandonedSerials: Set<UInt32> = []
 
     // Signals (see IOLoop+Signals.swift).
     var router = SignalRouter()

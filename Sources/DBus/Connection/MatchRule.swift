@@ -18,7 +18,8 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     public var interface: InterfaceName?
     /// Only signals of this name.
     public var member: MemberName?
-    /// Only signals whose string (or object path) argument N equals the given text.
+    /// Only signals whose argument N is a string equal to the given text (as the bus matches
+    /// `argN`: an object path argument never matches).
     public var arguments: [Int: String]
 
     /// Creates a rule; `nil` fields match anything.
@@ -80,11 +81,9 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
         guard matchesHeader(message) else { return false }
         for (index, expected) in arguments {
             guard index < message.body.count else { return false }
-            switch message.body[index] {
-            case .string(let text) where text == expected: continue
-            case .objectPath(let path) where path.rawValue == expected: continue
-            default: return false
-            }
+            // Strings only, as the bus does: matching object paths too would deliver a signal
+            // only when some broader rule of this connection made the bus send it.
+            guard case .string(let text) = message.body[index], text == expected else { return false }
         }
         return true
     }

@@ -71,7 +71,18 @@ enum IncomingCall {
     private static func resolveProperties(
         _ call: DBusMessage, member: String, path: ObjectPath, table: ObjectTable
     ) -> IncomingCall {
+        let gdbus = table.conventions == .gdbus
         let expected = ["Get": "ss", "GetAll": "s", "Set": "ssv"]
+        // libdbus answers a path without an object before any method lookup, and gdbus treats a
+        // signature mismatch as a missing method, both with libdbus's text.
+        if gdbus, let name = call.member {
+            guard table.objects[path] != nil else {
+                return .error(DBusError.StandardName.unknownObject, notFoundText(call, name))
+            }
+            guard expected[member] == call.signature else {
+                return .error(DBusError.StandardName.unknownMethod, notFoundText(call, name))
+            }
+        }
         guard let signature = expected[member] else {
             return .error(DBusError.StandardName.unknownMethod, "no method \(member) on Properties")
         }
@@ -81,7 +92,6 @@ enum IncomingCall {
         guard table.objects[path] != nil else {
             return .error(DBusError.StandardName.unknownObject, "no object at \(path.rawValue)")
         }
-        let gdbus = table.conventions == .gdbus
         guard let interfaceName = try? InterfaceName(interfaceText), let interface = table.interface(interfaceName, at: path)
         else {
             if gdbus { return .error(DBusError.StandardName.invalidArgs, "No such interface '\(interfaceText)'") }

@@ -8,7 +8,7 @@ import Foundation
 enum MessageEncoder {
     /// Returns an owned libdbus message (the caller unrefs it).
     static func encode(_ message: DBusMessage) throws(DBusError) -> OpaquePointer {
-        for value in message.body { try value.validate() }
+        try validate(message)
         guard let raw = try makeHeader(message) else {
             throw DBusError(.limitExceeded, message: "out of memory creating a message")
         }
@@ -22,6 +22,45 @@ enum MessageEncoder {
         return raw
     }
 
+    /// Checks what libdbus would abort on and what the bus would drop the connection for, so
+    /// that a bad message is a thrown error instead: the values, the body signature's length,
+    /// the fields each kind of message needs, and the reserved `org.freedesktop.DBus.Local`.
+    static func validate(_ message: DBusMessage) throws(DBusError) {
+        var signatureLength = 0
+        for value in message.body {
+            try value.validate()
+            signatureLength += value.type.signature.utf8.count
+        }
+        if signatureLength > NameValidation.maximumLength {
+            throw DBusError(
+                .invalidValue,
+                message: "the body's signature would be \(signatureLength) bytes long, more than the maximum of "
+                    + "\(NameValidation.maximumLength)")
+        }
+        if message.path?.rawValue == localName.path || message.interface?.rawValue == localName.interface {
+            throw DBusError(.invalidValue, message: "org.freedesktop.DBus.Local is reserved to libdbus, never sent")
+        }
+        switch message.kind {
+        case .methodCall:
+            if message.path == nil || message.member == nil {
+                throw DBusError(.invalidValue, message: "a method call needs a path and a member")
+            }
+        case .signal:
+            if message.path == nil || message.interface == nil || message.member == nil {
+                throw DBusError(.invalidValue, message: "a signal needs a path, an interface and a member")
+            }
+        case .methodReturn, .error:
+            if message.replySerial == 0 {
+                throw DBusError(.invalidValue, message: "a reply needs the serial of the call it answers")
+            }
+            if message.kind == .error, let name = message.errorName, (try? ErrorName(name)) == nil {
+                throw DBusError(.invalidName, message: "invalid error name \(name)")
+            }
+        }
+    }
+
+    private static let localName = (path: "/org/freedesktop/DBus/Local", interface: "org.freedesktop.DBus.Local")
+
     private static func makeHeader(_ message: DBusMessage) throws(DBusError) -> OpaquePointer? {
         switch message.kind {
         case .methodCall:
@@ -34,7 +73,12 @@ enum MessageEncoder {
             guard let path = message.path, let interface = message.interface, let member = message.member else {
                 throw DBusError(.invalidValue, message: "a signal needs a path, an interface and a member")
             }
-            return dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue)
+            let raw = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue)
+            // A signal with a destination is unicast; without this it would reach everyone.
+            if let raw, let destination = message.destination {
+                dbus_message_set_destination(raw, destination.rawValue)
+            }
+            return raw
         case .methodReturn:
             guard let raw = dbus_message_new(MessageTypeCode.methodReturn) else { return nil }
             return try setReplyFields(raw, message)

@@ -90,32 +90,63 @@ public struct DBusDictionaryEntry: Sendable, Hashable {
 }
 
 extension DBusValue {
+    /// The most containers (arrays, dictionary entries, structures, variants) a message body
+    /// may nest; the bus drops a connection that sends a message nested deeper.
+    static let maximumNestingDepth = 64
+    /// The longest array in bytes (`DBUS_MAXIMUM_ARRAY_LENGTH`); libdbus aborts on a longer one.
+    static let maximumArrayBytes = 67_108_864
+
     /// Checks that the value can be marshalled: element and key types agree with the
-    /// declared ones, keys are basic, strings hold no NUL, structures are not empty.
+    /// declared ones, keys are basic, strings hold no NUL, structures are not empty, file
+    /// descriptors are open, and the D-Bus limits hold (signatures of at most 255 bytes, 32
+    /// nested arrays and 32 nested structures, 64 nested containers in all, 64 MiB per byte array).
     public func validate() throws(DBusError) {
+        try Self.validateSignature(of: self)
+        try validate(depth: 0)
+    }
+
+    /// `depth` counts the containers around this value, as the bus's validator does.
+    private func validate(depth: Int) throws(DBusError) {
         switch self {
         case .string(let string):
             if string.utf8.contains(0) {
                 throw DBusError(.invalidValue, message: "strings cannot contain NUL characters")
+            }
+        case .unixFD(let descriptor):
+            let number = descriptor.rawValue
+            if number < 0 { throw DBusError(.invalidValue, message: "file descriptor already closed") }
+            if fcntl(number, F_GETFD) < 0 {
+                throw DBusError(.invalidValue, message: "file descriptor \(number) is not open")
+            }
+        case .bytes(let data):
+            try Self.checkNesting(depth + 1)
+            if data.count > Self.maximumArrayBytes {
+                throw DBusError(
+                    .limitExceeded,
+                    message: "a byte array holds \(data.count) bytes, more than the D-Bus maximum of "
+                        + "\(Self.maximumArrayBytes)")
             }
         case .array(let element, let elements):
             if element == .byte {
                 throw DBusError(.invalidValue, message: "byte arrays are DBusValue.bytes, not .array(.byte, …)")
             }
             try Self.validateType(element)
+            try Self.checkNesting(depth + 1)
             for value in elements {
                 guard value.type == element else {
                     throw DBusError(
                         .invalidValue,
                         message: "array of \(element.signature) holds a value of type \(value.type.signature)")
                 }
-                try value.validate()
+                try value.validate(depth: depth + 1)
             }
         case .dictionary(let key, let valueType, let entries):
             guard key.isBasic else {
                 throw DBusError(.invalidValue, message: "dictionary key type \(key.signature) is not basic")
             }
             try Self.validateType(valueType)
+            // The array and its entries are a container each.
+            try Self.checkNesting(depth + 2)
             for entry in entries {
                 guard entry.key.type == key, entry.value.type == valueType else {
                     throw DBusError(
@@ -123,16 +154,43 @@ extension DBusValue {
                         message: "dictionary a{\(key.signature)\(valueType.signature)} holds an entry of types "
                             + "\(entry.key.type.signature), \(entry.value.type.signature)")
                 }
-                try entry.key.validate()
-                try entry.value.validate()
+                try entry.key.validate(depth: depth + 2)
+                try entry.value.validate(depth: depth + 2)
             }
         case .structure(let fields):
             if fields.isEmpty { throw DBusError(.invalidValue, message: "structures need at least one field") }
-            for field in fields { try field.validate() }
+            try Self.checkNesting(depth + 1)
+            for field in fields { try field.validate(depth: depth + 1) }
         case .variant(let inner):
-            try inner.validate()
+            try Self.checkNesting(depth + 1)
+            // A variant carries its content's signature, which must be valid on its own.
+            try Self.validateSignature(of: inner)
+            try inner.validate(depth: depth + 1)
         default:
             break
+        }
+    }
+
+    /// Values whose signature could break a signature rule are checked by spelling it out;
+    /// basic values and byte arrays cannot.
+    private static func validateSignature(of value: DBusValue) throws(DBusError) {
+        switch value {
+        case .array, .dictionary, .structure:
+            do {
+                _ = try Signature(types: [value.type])
+            } catch {
+                throw DBusError(.invalidValue, message: "the value cannot be sent: \(error.message)")
+            }
+        default:
+            break
+        }
+    }
+
+    private static func checkNesting(_ depth: Int) throws(DBusError) {
+        if depth > maximumNestingDepth {
+            throw DBusError(
+                .invalidValue,
+                message: "the value nests more than \(maximumNestingDepth) containers (variants included)")
         }
     }
 

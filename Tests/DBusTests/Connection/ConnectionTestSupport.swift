@@ -20,10 +20,10 @@ let eventDeadline: Duration = .seconds(20)
 
 /// Runs `body` with a fresh private bus and `count` connections to it, all closed afterwards.
 func withConnections<Result>(
-    _ count: Int, options: ConnectionOptions = testOptions,
+    _ count: Int, options: ConnectionOptions = testOptions, limits: BusLimits = .systemBus,
     _ body: (TestBus, [Connection]) async throws -> Result
 ) async throws -> Result {
-    try await withTestBus { bus in
+    try await withTestBus(limits: limits) { bus in
         var connections: [Connection] = []
         defer { for connection in connections { connection.close() } }
         for _ in 0..<count { connections.append(try await bus.connect(options: options)) }
@@ -33,10 +33,10 @@ func withConnections<Result>(
 
 /// Runs `body` with a private bus and two connections: one that exports, one that calls.
 func withServiceAndClient<Result>(
-    options: ConnectionOptions = testOptions,
+    options: ConnectionOptions = testOptions, limits: BusLimits = .systemBus,
     _ body: (_ bus: TestBus, _ service: Connection, _ client: Connection) async throws -> Result
 ) async throws -> Result {
-    try await withConnections(2, options: options) { bus, connections in
+    try await withConnections(2, options: options, limits: limits) { bus, connections in
         try await body(bus, connections[0], connections[1])
     }
 }
@@ -51,7 +51,7 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
 /// operation ignores cancellation (it is cancelled and abandoned then), so a hang fails the
 /// test instead of stalling the suite.
 func within<T: Sendable>(
-    _ deadline: Duration = eventDeadline, _ what: String,
+    _ what: String, deadline: Duration = eventDeadline,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let outcome = Mutex<CheckedContinuation<T, any Error>?>(nil)
@@ -72,6 +72,19 @@ func within<T: Sendable>(
                 resume(.failure(DeadlineExceeded(what: what)))
             })
     }
+}
+
+/// Checks `condition` until it holds or `deadline` passes, for states that signal no event
+/// (a connection's counters). The short pause between checks is a polling interval, not a
+/// guess at how long something takes: the result depends only on the condition.
+func eventually(within deadline: Duration = eventDeadline, _ condition: () -> Bool) async throws -> Bool {
+    let clock = ContinuousClock()
+    let end = clock.now.advanced(by: deadline)
+    while !condition() {
+        if clock.now >= end { return false }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    return true
 }
 
 /// Reads a subscription one message at a time; a read that waits longer than its deadline
@@ -164,7 +177,7 @@ final class EventLog<Event: Sendable>: Sendable {
     /// Waits until at least `count` events were recorded and returns all of them, or returns
     /// `nil` when the deadline passes first.
     func waitFor(_ count: Int, within deadline: Duration = eventDeadline) async -> [Event]? {
-        try? await DBusTests.within(deadline, "\(count) events") {
+        try? await DBusTests.within("\(count) events", deadline: deadline) {
             await self.reach(count)
             return self.all
         }
@@ -192,21 +205,17 @@ final class EventLog<Event: Sendable>: Sendable {
 
 /// Names used throughout the tests.
 enum TestNames {
-    static let interface = fixed(try InterfaceName("org.example.Test"))
-    static let object = fixed(try ObjectPath("/org/example/test"))
-    static let ping = fixed(try MemberName("Ping"))
-
-    private static func fixed<T>(_ make: @autoclosure () throws(DBusError) -> T) -> T {
-        do { return try make() } catch { preconditionFailure("invalid test constant: \(error)") }
-    }
+    static let interface = fixedName(try InterfaceName("org.example.Test"))
+    static let object = fixedName(try ObjectPath("/test"))
+    static let ping = fixedName(try MemberName("Ping"))
 }
 
 /// Test shorthand for names that are known to be valid; an invalid one fails the test.
-func member(_ text: String) throws -> MemberName { try MemberName(text) }
-func path(_ text: String) throws -> ObjectPath { try ObjectPath(text) }
-func interface(_ text: String) throws -> InterfaceName { try InterfaceName(text) }
-func busName(_ text: String) throws -> BusName { try BusName(text) }
-func signature(_ text: String) throws -> Signature { try Signature(text) }
+func member(_ text: String) throws(DBusError) -> MemberName { try MemberName(text) }
+func path(_ text: String) throws(DBusError) -> ObjectPath { try ObjectPath(text) }
+func interface(_ text: String) throws(DBusError) -> InterfaceName { try InterfaceName(text) }
+func busName(_ text: String) throws(DBusError) -> BusName { try BusName(text) }
+func signature(_ text: String) throws(DBusError) -> Signature { try Signature(text) }
 
 /// Exports `Ping` (no arguments, answered on the I/O thread) at ``TestNames/object``: a call to
 /// it is a barrier, because its reply leaves after everything the exporter queued before.
@@ -226,26 +235,69 @@ func roundTrip(from caller: Connection, to exporter: Connection) async throws {
 
 /// Expects `operation` to throw a ``DBusError`` and returns it.
 func expectDBusError<T>(
-    _ operation: () async throws(DBusError) -> T, sourceLocation: SourceLocation = #_sourceLocation
+    sourceLocation: SourceLocation = #_sourceLocation, _ operation: () async throws -> T
 ) async -> DBusError? {
     do {
         let value = try await operation()
         Issue.record("expected a DBusError, got \(value)", sourceLocation: sourceLocation)
-        return nil
-    } catch {
+    } catch let error as DBusError {
         return error
+    } catch {
+        Issue.record("expected a DBusError, got \(error)", sourceLocation: sourceLocation)
     }
+    return nil
 }
 
 /// Expects a synchronous `operation` to throw a ``DBusError`` and returns it.
-func expectDBusError<T>(
-    sourceLocation: SourceLocation = #_sourceLocation, _ operation: () throws(DBusError) -> T
+func expectDBusErrorSync<T>(
+    sourceLocation: SourceLocation = #_sourceLocation, _ operation: () throws -> T
 ) -> DBusError? {
     do {
         let value = try operation()
         Issue.record("expected a DBusError, got \(value)", sourceLocation: sourceLocation)
-        return nil
-    } catch {
+    } catch let error as DBusError {
         return error
+    } catch {
+        Issue.record("expected a DBusError, got \(error)", sourceLocation: sourceLocation)
     }
+    return nil
+}
+
+/// The echo service: methods that answer with the arguments they were called with.
+enum Echo {
+    static let interface = fixedName(try InterfaceName("org.example.Echo"))
+    static let path = fixedName(try ObjectPath("/org/example/echo"))
+    /// Answered on the I/O thread.
+    static let immediate = fixedName(try MemberName("EchoImmediate"))
+    /// Answered on a task of its own.
+    static let async = fixedName(try MemberName("EchoAsync"))
+
+    /// Exports both echo methods with `signature` as their in and out signature, and `Ping`
+    /// (see ``exportPing(on:)``).
+    static func export(on connection: Connection, signature: Signature) throws {
+        try connection.export(
+            [
+                ExportedInterface(
+                    interface,
+                    methods: [
+                        .immediate(immediate, in: signature, out: signature) { call in call.body },
+                        ExportedMethod(async, in: signature, out: signature) { call in call.body },
+                    ])
+            ], at: path)
+        try exportPing(on: connection)
+    }
+
+    /// Calls `method` of the echo service on `exporter` with `arguments`.
+    static func call(
+        _ method: MemberName, on exporter: Connection, from caller: Connection, _ arguments: [DBusValue],
+        timeout: Duration? = nil
+    ) async throws(DBusError) -> DBusMessage {
+        try await caller.call(
+            destination: exporter.uniqueName, path: path, interface: interface, member: method,
+            arguments: arguments, timeout: timeout)
+    }
+}
+
+private func fixedName<T>(_ make: @autoclosure () throws(DBusError) -> T) -> T {
+    do { return try make() } catch { preconditionFailure("invalid test constant: \(error)") }
 }
