@@ -1,16 +1,26 @@
 import DBus
 import Foundation
+import Glibc
 import Synchronization
 
 /// A private `dbus-daemon` for tests and for the simulator: started on a temporary Unix
 /// socket with the system bus's limits, stopped by ``stop()``, by ``withTestBus(_:)`` on every
 /// exit path, or when the object goes away.
+///
+/// The daemon is spawned and reaped here rather than through Foundation's `Process`, which
+/// is unsafe for this in a test process: it notices an exit when a socket the child inherited
+/// closes, but children spawned at that moment by other tests inherit the socket too, so
+/// buses stopping concurrently waited on each other while holding every thread of the
+/// cooperative pool; it reads `/proc/self/fd` past the end of its entries and crashes when
+/// many descriptors are open; and its children inherit the signal mask of the spawning
+/// thread, which in a Swift concurrency thread blocks SIGTERM.
 public final class TestBus: Sendable {
     /// The address to connect to, e.g. `unix:path=/tmp/swift-ble-bus-…/socket,guid=…`.
     public let address: String
     /// The daemon's process id.
     public let processID: Int32
-    private let process: Mutex<Process?>
+    /// Whether the daemon still has to be stopped.
+    private let running = Mutex(true)
     private let directory: URL
 
     /// Starts a daemon; throws if `dbus-daemon` is missing or does not come up.
@@ -19,29 +29,21 @@ public final class TestBus: Sendable {
             .appendingPathComponent("swift-ble-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
-        try limits.configuration(socket: directory.appendingPathComponent("socket").path)
-            .write(to: config, atomically: true, encoding: .utf8)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.daemonPath())
-        process.arguments = ["--config-file=\(config.path)", "--nofork", "--print-address=1", "--nopidfile"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            try limits.configuration(socket: directory.appendingPathComponent("socket").path)
+                .write(to: config, atomically: true, encoding: .utf8)
+            let arguments = ["--config-file=\(config.path)", "--nofork", "--print-address=1", "--nopidfile"]
+            let (processID, line) = try Self.spawn(try Self.daemonPath(), arguments)
+            guard let line, line.hasPrefix("unix:") else {
+                Self.kill(processID)
+                throw TestBusError.daemonDidNotStart
+            }
+            self.address = line
+            self.processID = processID
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
         }
-        guard let line = Self.firstLine(of: output.fileHandleForReading), line.hasPrefix("unix:") else {
-            Self.kill(process)
-            try? FileManager.default.removeItem(at: directory)
-            throw TestBusError.daemonDidNotStart
-        }
-        self.address = line
-        self.processID = process.processIdentifier
-        self.process = Mutex(process)
         self.directory = directory
     }
 
@@ -49,10 +51,12 @@ public final class TestBus: Sendable {
 
     /// Stops the daemon (every client sees the bus go away) and removes its files. Idempotent.
     public func stop() {
-        guard let process = process.withLock({ $0.take() }) else { return }
-        if process.isRunning {
-            Self.kill(process)
+        let wasRunning = running.withLock { running in
+            defer { running = false }
+            return running
         }
+        guard wasRunning else { return }
+        Self.kill(processID)
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -61,20 +65,52 @@ public final class TestBus: Sendable {
         try await Connection(bus: .address(address), options: options)
     }
 
-    /// Kills the daemon and reaps it.
-    ///
-    /// SIGKILL rather than `terminate()`'s SIGTERM: a daemon started from a thread that blocks
-    /// signals (every Swift concurrency and Dispatch worker thread does) inherits that mask and
-    /// never sees SIGTERM. `waitpid` rather than `waitUntilExit()`: Foundation notices an exit
-    /// when a socket the child inherited closes, but a daemon spawned at that moment from
-    /// another thread inherits the socket too and keeps it open, so tests stopping their buses
-    /// could wait on each other, spinning, until they hold every thread of the cooperative pool.
-    private static func kill(_ process: Process) {
-        let processID = process.processIdentifier
-        _ = Foundation.kill(processID, SIGKILL)
+    /// Kills the daemon (SIGKILL: nothing of it needs saving) and reaps it.
+    private static func kill(_ processID: Int32) {
+        _ = Glibc.kill(processID, SIGKILL)
         var status: Int32 = 0
-        // ECHILD means Foundation's own watcher reaped it first, which is just as good.
         while waitpid(processID, &status, 0) == -1 && errno == EINTR {}
+    }
+
+    /// Starts `path` with its standard output on a socket, no other inherited descriptors
+    /// and no blocked signals, and returns its process id and the first line it prints (`nil`
+    /// if it exits first).
+    private static func spawn(_ path: String, _ arguments: [String]) throws -> (Int32, String?) {
+        var output: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &output) == 0 else {
+            throw TestBusError.daemonDidNotStart
+        }
+        defer {
+            Glibc.close(output[0])
+            Glibc.close(output[1])
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Descriptors other threads opened without close-on-exec stay out of the daemon too.
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var processID: Int32 = 0
+        let result = posix_spawn(&processID, path, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw TestBusError.daemonDidNotStart }
+        Glibc.close(output[1])
+        output[1] = -1
+        return (processID, firstLine(of: output[0]))
     }
 
     private static func daemonPath() throws -> String {
@@ -85,14 +121,17 @@ public final class TestBus: Sendable {
         throw TestBusError.daemonNotInstalled
     }
 
-    private static func firstLine(of handle: FileHandle) -> String? {
-        var collected = Data()
+    /// Reads until the first newline or end of file.
+    private static func firstLine(of descriptor: Int32) -> String? {
+        var collected: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 512)
         while !collected.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            collected.append(chunk)
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            collected += buffer[0..<count]
         }
-        guard let text = String(data: collected, encoding: .utf8) else { return nil }
+        guard let text = String(validating: collected, as: UTF8.self) else { return nil }
         return text.split(separator: "\n").first.map { String($0).trimmingCharacters(in: .whitespaces) }
     }
 }

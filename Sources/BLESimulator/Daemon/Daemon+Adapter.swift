@@ -11,7 +11,7 @@ extension Daemon {
             ExportedProperty("AddressType", value: .string("public")),
             ExportedProperty("Name", value: .string("swift-ble-sim")),
             ExportedProperty("Alias", value: .string("swift-ble-sim"), access: .readwrite),
-            ExportedProperty("Class", value: .uint32(0x6c_010c)),
+            ExportedProperty("Class", value: .uint32(adapter.powered ? Self.adapterClass : 0)),
             ExportedProperty(
                 "Powered", value: .boolean(adapter.powered), access: .readwrite,
                 onSet: { [weak self] value, _ in
@@ -57,6 +57,9 @@ extension Daemon {
     }
 
     static func error(_ name: String, _ message: String) -> DBusError { DBusError.reply(name, message) }
+
+    /// The adapter's class of device while powered; `adapter_stop` resets it to 0.
+    static let adapterClass: UInt32 = 0x6c_010c
 
     // MARK: Discovery calls
 
@@ -185,6 +188,7 @@ extension Daemon {
             // connected: removed, then the reply. Connected: disconnected first, the reply
             // when the link is down, then removal (`remove_device`).
             state.stored.remove(device.address)
+            state.storedServices[device.address] = nil
             guard device.connected else {
                 removeDevice(&state, path)
                 return reply.succeed()
@@ -243,7 +247,8 @@ extension Daemon {
                 }
             }
             state.adapters[index].powered = on
-            var changes: [(String, DBusValue)] = []
+            // Off: `adapter_stop` zeroes the class (the kernel does not); on: it is set again.
+            var changes: [(String, DBusValue)] = [("Class", .uint32(on ? Self.adapterClass : 0))]
             if emitPowered { changes.append(("Powered", .boolean(on))) }
             if profile.powerState { changes.append(("PowerState", .string(on ? "on" : "off"))) }
             if !changes.isEmpty { emit(path, BlueZInterface.adapter1, set: changes) }

@@ -13,6 +13,7 @@ extension Daemon {
         guard state.devices[path] == nil else { return }
         var device = DeviceState(path: path, adapterIndex: adapter.index, address: address)
         device.temporary = !fromStorage
+        if fromStorage { device.storedServices = state.storedServices[address] }
         if !fromStorage {
             device.rssi = rssi
             device.txPower = definition.txPower
@@ -105,6 +106,7 @@ extension Daemon {
     /// (≥ 5.69) service-data UUIDs (`device_add_eir_uuids`).
     func advertisedUUIDs(_ device: DeviceState, _ definition: VirtualPeripheral) -> [String] {
         if let gatt = device.gatt { return gatt.serviceUUIDs }
+        if let stored = device.storedServices { return stored }
         var advertised = definition.serviceUUIDs.compactMap(BlueZUUID.canonical)
         if profile.serviceDataUUIDs { advertised += device.serviceData.keys.sorted() }
         var seen = Set<String>()

@@ -122,6 +122,9 @@ extension Daemon {
         }
         device.servicesResolved = true
         state.devices[path] = device
+        if state.stored.contains(device.address), let gatt = device.gatt {
+            state.storedServices[device.address] = gatt.serviceUUIDs
+        }
         if let gatt = device.gatt {
             for service in gatt.services {
                 for characteristic in service.characteristics {
@@ -168,6 +171,7 @@ extension Daemon {
             }
             guard device.connected else { return reply.succeed() }
             let generation = device.linkGeneration
+            state.devices[path]?.disconnecting = true
             schedule(&state, after: options.disconnectDelay) { daemon, state in
                 guard state.devices[path]?.linkGeneration == generation else { return reply.succeed() }
                 daemon.linkDown(&state, path, reason: .local)
@@ -181,6 +185,7 @@ extension Daemon {
     func linkDown(_ state: inout SimState, _ path: ObjectPath, reason: DisconnectReason) {
         guard var device = state.devices[path], device.connected else { return }
         device.connected = false
+        device.disconnecting = false
         device.servicesResolved = false
         device.linkGeneration += 1
         device.writesInFlight.removeAll()

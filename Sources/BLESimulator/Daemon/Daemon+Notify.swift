@@ -12,6 +12,10 @@ extension Daemon {
             guard isCurrent(state), var device = state.devices[target.device] else {
                 return reply.fail(Self.notConnected)
             }
+            // Refused while a Disconnect is under way (`device_is_disconnecting`, Q23).
+            if device.disconnecting {
+                return reply.fail(Self.error(BlueZErrorName.notConnected, BlueZErrorMessage.notConnectedDefault))
+            }
             guard target.notifies else {
                 return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported))
             }

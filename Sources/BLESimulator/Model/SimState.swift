@@ -11,6 +11,9 @@ struct SimState: Sendable {
     /// Devices bluetoothd stored on disk (connected or paired once): they reappear after a
     /// restart, without RSSI or advertising data.
     var stored: Set<BluetoothAddress> = []
+    /// The resolved service UUIDs of stored devices (the info file's `Services=`), which a
+    /// stored device lists in `UUIDs` after a restart.
+    var storedServices: [BluetoothAddress: [String]] = [:]
     /// Adapter power survives a daemon restart only through AutoEnable; kept per index.
     var adapters: [AdapterState] = []
     /// Device objects of the running daemon, by path.
@@ -82,6 +85,8 @@ struct DeviceState: Sendable {
     var address: BluetoothAddress
     var temporary = true
     var connected = false
+    /// A Disconnect is waiting for the link to go (bluetoothd's 2 s `DISCONNECT_TIMER`).
+    var disconnecting = false
     var servicesResolved = false
     var paired = false
     /// Replies owed to Connect calls waiting for the link.
@@ -96,6 +101,8 @@ struct DeviceState: Sendable {
     var linkGeneration = 0
     /// The exported GATT database, once resolved (kept after disconnect: `Cache=always`).
     var gatt: GattLayout?
+    /// Service UUIDs loaded from storage, for a device not resolved in this daemon's life.
+    var storedServices: [String]?
     /// Last RSSI reported on D-Bus, if present.
     var rssi: Int16?
     var txPower: Int16?

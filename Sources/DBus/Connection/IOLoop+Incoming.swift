@@ -62,7 +62,8 @@ extension IOLoop {
         guard !call.noReplyExpected else { return }
         switch result {
         case .success(let values):
-            let produced = values.map(\.type.signature).joined()
+            var produced = ""
+            if signature != nil { for value in values { value.type.appendSignature(to: &produced) } }
             if let signature, produced != signature.rawValue {
                 send(
                     Self.errorReply(

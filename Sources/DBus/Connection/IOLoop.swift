@@ -191,8 +191,9 @@ final class IOLoop {
     }
 
     private func handleReadyFDs() {
-        let ready = pollSet.filter { $0.revents != 0 }
-        for entry in ready {
+        // Indices, not a filtered copy: this runs on every wake-up.
+        for index in pollSet.indices where pollSet[index].revents != 0 {
+            let entry = pollSet[index]
             if entry.fd == core.wakeFD {
                 var counter: UInt64 = 0
                 _ = read(core.wakeFD, &counter, 8)
@@ -214,6 +215,8 @@ final class IOLoop {
 
     private func fireExpiredTimeouts() {
         let now = MonotonicClock.now()
+        // Most wake-ups expire nothing: check before collecting anything.
+        guard timeouts.values.contains(where: { $0.deadline <= now }) else { return }
         let due = timeouts.filter { $0.value.deadline <= now }
         for (key, entry) in due {
             guard timeouts[key] != nil else { continue }

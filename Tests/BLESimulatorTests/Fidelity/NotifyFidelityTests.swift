@@ -144,6 +144,26 @@ struct NotifyFidelityTests {
     }
 
     @Test(
+        "During a Disconnect (the 2 s timer) StartNotify is NotConnected \"Not Connected\"", arguments: Release.allCases
+    )
+    func startNotifyWhileDisconnecting(release: Release) async throws {
+        var options = SimulatorOptions()
+        options.disconnectDelay = .seconds(3)
+        try await Fidelity.run(release, options: options, peripherals: [Peripherals.sensor()]) { _, client, _ in
+            try await client.connectSensor()
+            let disconnect = try await client.startPending(Paths.sensor, BlueZInterface.device1, "Disconnect")
+            let error = await client.error(Paths.measurement, Self.characteristic, "StartNotify")
+            expectError(error, BlueZErrorName.notConnected, BlueZErrorMessage.notConnectedDefault)
+            // Reads still work until the link goes.
+            let options = DBusValue.dictionary(key: .string, value: .variant, [])
+            #expect(
+                try await client.call(Paths.location, Self.characteristic, "ReadValue", [options])
+                    == [.bytes(Data([0x01]))])
+            #expect(try await disconnect.value.get() == [])
+        }
+    }
+
+    @Test(
         "Subscriptions survive link loss and re-arm on reconnection; Notifying is not reset (Q7)",
         arguments: Release.allCases)
     func rearmAfterLinkLoss(release: Release) async throws {

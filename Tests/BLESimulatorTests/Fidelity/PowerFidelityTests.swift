@@ -66,8 +66,11 @@ struct PowerFidelityTests {
             #expect(tree.properties(Paths.sensor, BlueZInterface.device1)?["Connected"] == .boolean(false))
             #expect(tree.objects[Paths.beacon] == nil)
             #expect((tree.objects[temporary] == nil) == (switching == .dbus))
+            // `adapter_stop` zeroes the class; powering on sets it again.
+            #expect(tree.properties(Paths.adapter, BlueZInterface.adapter1)?["Class"] == .uint32(0))
             // Discovery does not resume on power-on.
             try await client.set(Paths.adapter, BlueZInterface.adapter1, "Powered", .boolean(true))
+            #expect(try await client.get(Paths.adapter, BlueZInterface.adapter1, "Class") == .uint32(0x6c_010c))
             #expect(try await client.get(Paths.adapter, BlueZInterface.adapter1, "Discovering") == .boolean(false))
             let stop = await client.error(Paths.adapter, BlueZInterface.adapter1, "StopDiscovery")
             expectError(stop, BlueZErrorName.failed, BlueZErrorMessage.noDiscoveryStarted)

@@ -40,6 +40,8 @@ struct RestartFidelityTests {
             let device = try #require(tree.properties(Paths.sensor, BlueZInterface.device1))
             #expect(device["Connected"] == .boolean(false))
             #expect(device["RSSI"] == nil)
+            // Stored with its resolved services (`Services=` in the info file).
+            #expect(device["UUIDs"] == .array(.string, [.string(UUIDs.heartRate), .string(UUIDs.custom)]))
             // Sessions are gone with the old daemon.
             let stop = await client.error(Paths.adapter, BlueZInterface.adapter1, "StopDiscovery")
             expectError(stop, BlueZErrorName.failed, BlueZErrorMessage.noDiscoveryStarted)
