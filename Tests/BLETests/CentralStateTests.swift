@@ -1,5 +1,6 @@
 import BLE
 import BLESimulator
+import DBusTestSupport
 import Testing
 
 @Suite("Central state")
@@ -8,7 +9,7 @@ struct CentralStateTests {
     func poweredOn() async throws {
         try await SimulatorFixture.run { fixture in
             let central = try await fixture.central()
-            try await central.waitUntilPoweredOn(timeout: .seconds(5))
+            try await central.waitUntilPoweredOn(timeout: .seconds(10))
             #expect(await central.state == .poweredOn)
             #expect(await central.adapters() == ["hci0"])
             await central.close()
@@ -19,7 +20,7 @@ struct CentralStateTests {
     func powerCycle() async throws {
         try await SimulatorFixture.run { fixture in
             let central = try await fixture.central()
-            try await central.waitUntilPoweredOn(timeout: .seconds(5))
+            try await central.waitUntilPoweredOn(timeout: .seconds(10))
             let states = central.states
             fixture.simulator.setPowered(false)
             #expect(try await first(states) { $0 == .poweredOff } == .poweredOff)
@@ -33,12 +34,12 @@ struct CentralStateTests {
     func restart() async throws {
         try await SimulatorFixture.run { fixture in
             let central = try await fixture.central()
-            try await central.waitUntilPoweredOn(timeout: .seconds(5))
+            try await central.waitUntilPoweredOn(timeout: .seconds(10))
             let states = central.states
             async let restarted: Void = fixture.simulator.restartDaemon(downtime: .milliseconds(300))
             #expect(try await first(states) { $0 == .resetting } == .resetting)
             try await restarted
-            try await central.waitUntilPoweredOn(timeout: .seconds(5))
+            try await central.waitUntilPoweredOn(timeout: .seconds(10))
             await central.close()
         }
     }
@@ -51,6 +52,117 @@ struct CentralStateTests {
             let central = try await Central(bus: .address(fixture.bus.address))
             #expect(await central.state == .unsupported)
             await central.close()
+        }
+    }
+
+    @Test("bluetoothd never seen is unknown, then the state follows it when it appears")
+    func unknownUntilBluetoothdAppears() async throws {
+        let bus = try TestBus()
+        defer { bus.stop() }
+        let central = try await Central(bus: .address(bus.address), adapter: "hci0")
+        #expect(await central.state == .unknown)
+        let states = central.states
+        let simulator = try await Simulator.start(on: .address(bus.address))
+        defer { simulator.stop() }
+        #expect(try await first(states) { $0 == .poweredOn } == .poweredOn)
+        #expect(await central.adapters() == ["hci0"])
+        await central.close()
+    }
+
+    @Test("during a restart the state is resetting; it recovers when bluetoothd is back")
+    func resettingDuringRestart() async throws {
+        try await SimulatorFixture.run { fixture in
+            let central = try await fixture.poweredCentral()
+            let states = central.states
+            let restart = Task { try await fixture.simulator.restartDaemon(downtime: .seconds(1)) }
+            #expect(try await first(states) { $0 == .resetting } == .resetting)
+            #expect(await central.state == .resetting)
+            try await restart.value
+            #expect(try await first(central.states) { $0 == .poweredOn } == .poweredOn)
+            await central.close()
+        }
+    }
+
+    @Test("an adapter that does not exist is unsupported, and waiting for it fails at once")
+    func missingAdapter() async throws {
+        try await SimulatorFixture.run { fixture in
+            let central = try await Central(bus: .address(fixture.bus.address), adapter: "hci7")
+            #expect(await central.state == .unsupported)
+            let start = ContinuousClock.now
+            let error = await bleError { try await central.waitUntilPoweredOn(timeout: .seconds(10)) }
+            #expect(error?.code == .unsupported)
+            #expect(ContinuousClock.now - start < .seconds(2))
+            await central.close()
+        }
+    }
+
+    @Test("a malformed adapter name is refused")
+    func malformedAdapterName() async throws {
+        try await SimulatorFixture.run { fixture in
+            let error = await bleError { try await Central(bus: .address(fixture.bus.address), adapter: "bluetooth") }
+            #expect(error?.code == .invalidArguments)
+        }
+    }
+
+    @Test("an adapter off at start is poweredOff; waiting times out")
+    func poweredOffTimesOut() async throws {
+        var options = SimulatorOptions()
+        options.poweredOnStart = false
+        try await SimulatorFixture.run(options: options) { fixture in
+            let central = try await fixture.central()
+            #expect(await central.state == .poweredOff)
+            let start = ContinuousClock.now
+            let error = await bleError { try await central.waitUntilPoweredOn(timeout: .milliseconds(200)) }
+            #expect(error?.code == .timeout)
+            #expect(ContinuousClock.now - start < .seconds(3))
+            await central.close()
+        }
+    }
+
+    @Test("waiting succeeds when the adapter powers on meanwhile")
+    func waitSucceedsWhenPoweredOn() async throws {
+        var options = SimulatorOptions()
+        options.poweredOnStart = false
+        try await SimulatorFixture.run(options: options) { fixture in
+            let central = try await fixture.central()
+            let waiter = Task { try await central.waitUntilPoweredOn(timeout: .seconds(10)) }
+            #expect(await central.state == .poweredOff)
+            try await central.setPowered(true)
+            try await waiter.value
+            #expect(await central.state == .poweredOn)
+            await central.close()
+        }
+    }
+
+    @Test("adapters are listed and each central follows the one it chose")
+    func chooseAdapter() async throws {
+        var options = SimulatorOptions()
+        options.adapters = ["00:1A:7D:DA:71:13", "00:1A:7D:DA:71:14"]
+        try await SimulatorFixture.run(options: options) { fixture in
+            let primary = try await Central(bus: .address(fixture.bus.address))
+            let secondary = try await Central(bus: .address(fixture.bus.address), adapter: "hci1")
+            #expect(primary.adapterName == "hci0", "the first adapter by default")
+            #expect(secondary.adapterName == "hci1")
+            #expect(await primary.adapters() == ["hci0", "hci1"])
+            let states = secondary.states
+            fixture.simulator.setPowered(false, adapter: 1)
+            #expect(try await first(states) { $0 == .poweredOff } == .poweredOff)
+            #expect(await primary.state == .poweredOn)
+            await primary.close()
+            await secondary.close()
+        }
+    }
+
+    @Test("states: the current value first, then changes; it ends when the central closes")
+    func statesStream() async throws {
+        try await SimulatorFixture.run { fixture in
+            let central = try await fixture.poweredCentral()
+            var states = central.states.makeAsyncIterator()
+            #expect(await states.next() == .poweredOn)
+            try await central.setPowered(false)
+            #expect(await states.next() == .poweredOff)
+            await central.close()
+            #expect(await states.next() == nil)
         }
     }
 }

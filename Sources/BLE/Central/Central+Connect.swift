@@ -11,24 +11,39 @@ extension Central {
     /// is connected to directly; one BlueZ has never seen is looked for with a short targeted
     /// scan first.
     public func connect(_ id: PeripheralID, timeout: Duration? = nil) async throws(BLEError) -> Peripheral {
-        let deadline = timeout ?? options.connectTimeout
-        if let attempt = connectAttempts[id] {
-            return try await attempt.value.get()
-        }
-        let attempt = Task<Result<Peripheral, BLEError>, Never>(executorPreference: session.connection.executor) {
-            do throws(BLEError) {
-                return .success(try await self.performConnect(id, timeout: deadline))
-            } catch {
-                return .failure(error)
+        let attempt: Task<Result<Peripheral, BLEError>, Never>
+        if let existing = connectAttempts[id] {
+            attempt = existing.task
+        } else {
+            let deadline = timeout ?? options.connectTimeout
+            attempt = Task(executorPreference: session.connection.executor) {
+                do throws(BLEError) {
+                    return .success(try await self.performConnect(id, timeout: deadline))
+                } catch {
+                    return .failure(error)
+                }
             }
         }
-        connectAttempts[id] = attempt
+        connectAttempts[id] = ConnectAttempt(task: attempt, waiters: (connectAttempts[id]?.waiters ?? 0) + 1)
+        // Each caller waits on its own slot: cancelling one caller ends its wait at once, and
+        // the attempt itself (then Disconnect) only when no caller is left.
+        let slot = OnceSlot<Peripheral>()
+        Task(executorPreference: session.connection.executor) { slot.finish(await attempt.value) }
         let result = await withTaskCancellationHandler {
-            await attempt.value
+            await slot.wait()
         } onCancel: {
-            attempt.cancel()
+            slot.finish(.failure(.cancelledByTask))
         }
-        connectAttempts[id] = nil
+        if var shared = connectAttempts[id], shared.task == attempt {
+            shared.waiters -= 1
+            if !Task.isCancelled || shared.waiters == 0 {
+                // Done (its result is everyone's), or abandoned by its last caller.
+                connectAttempts[id] = nil
+                attempt.cancel()
+            } else {
+                connectAttempts[id] = shared
+            }
+        }
         return try result.get()
     }
 
@@ -42,8 +57,14 @@ extension Central {
         guard let address = id.bluetoothAddress else { throw BLEError(.invalidArguments, message: "bad address") }
         let start = ContinuousClock.now
         var path = session.tree.devicePath(address: address, adapter: adapterPath)
+        // A scan that finds the peripheral runs until the Connect is done: stopping discovery
+        // first would let bluetoothd drop the device it just created (a non-connectable one at
+        // once, others when they expire).
+        var targetedScan: ScanSequence.Iterator?
+        defer { withExtendedLifetime(targetedScan) {} }
         if path == nil {
-            path = try await findByTargetedScan(id, address: address, timeout: timeout)
+            targetedScan = scan(options: ScanOptions(bufferSize: 1)).makeAsyncIterator()
+            path = try await waitForDevice(address, timeout: timeout)
         }
         guard let path else { throw BLEError(.notFound, message: "the peripheral was not found") }
         let peripheral = peripheral(for: id, path: path)
@@ -63,16 +84,17 @@ extension Central {
         return created
     }
 
-    /// Scans with the address as a pattern until BlueZ creates the device object.
-    private func findByTargetedScan(
-        _ id: PeripheralID, address: BluetoothAddress, timeout: Duration
-    ) async throws(BLEError) -> ObjectPath? {
+    /// Waits (while a scan runs) until BlueZ creates the device object.
+    private func waitForDevice(_ address: BluetoothAddress, timeout: Duration) async throws(BLEError) -> ObjectPath? {
         let adapterPath = self.adapterPath
         let session = self.session
-        let sequence = scan(options: ScanOptions(allowDuplicates: false))
+        let events = session.events(under: adapterPath)
+        defer { events.cancel() }
         return try await withDeadline(timeout, what: "looking for the peripheral") { () throws(BLEError) -> ObjectPath? in
-            for try await discovery in sequence where discovery.id.address == id.address {
-                return session.tree.devicePath(address: address, adapter: adapterPath)
+            if let path = session.tree.devicePath(address: address, adapter: adapterPath) { return path }
+            for await event in events {
+                if case .daemonGone = event { throw BLEError.bluetoothGone }
+                if let path = session.tree.devicePath(address: address, adapter: adapterPath) { return path }
             }
             return nil
         }
@@ -105,6 +127,12 @@ extension Central {
             return peripheral
         }
     }
+}
+
+/// A connect attempt and the callers waiting for it.
+struct ConnectAttempt {
+    let task: Task<Result<Peripheral, BLEError>, Never>
+    var waiters: Int
 }
 
 /// What BlueZ knows about a peripheral without connecting.

@@ -27,7 +27,7 @@ public actor Central {
     var follower: Task<Void, Never>?
     var discovery = DiscoverySessions()
     var peripherals: [PeripheralID: Peripheral] = [:]
-    var connectAttempts: [PeripheralID: Task<Result<Peripheral, BLEError>, Never>] = [:]
+    var connectAttempts: [PeripheralID: ConnectAttempt] = [:]
 
     /// The actor runs where the bus connection does its I/O.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -92,13 +92,18 @@ public actor Central {
     public func waitUntilPoweredOn(timeout: Duration = .seconds(10)) async throws(BLEError) {
         let states = self.states
         try await withDeadline(timeout, what: "waiting for the adapter to power on") { () throws(BLEError) in
+            var current = true
             for await state in states {
                 switch state {
                 case .poweredOn: return
                 case .unauthorized:
                     throw BLEError(.unauthorized, message: "the D-Bus policy denies access to bluetoothd")
-                default: continue
+                case .unsupported where current:
+                    // Only the state at the call: bluetoothd passes through "no adapter" while it starts.
+                    throw BLEError(.unsupported, message: "there is no such adapter")
+                default: break
                 }
+                current = false
             }
             throw BLEError(.cancelled, message: "the central was closed")
         }

@@ -38,19 +38,26 @@ extension BLEError {
         case BlueZErrorName.notReady: return .poweredOff
         case BlueZErrorName.notPermitted: return .notPermitted
         case BlueZErrorName.notAuthorized: return .notAuthorized
-        case BlueZErrorName.notSupported, BlueZErrorName.notAvailable, BlueZErrorName.bredrProfileUnavailable:
+        case BlueZErrorName.notSupported, BlueZErrorName.notAvailable, BlueZErrorName.bredrProfileUnavailable,
+            BlueZErrorName.unsupported:
             return .notSupported
-        case BlueZErrorName.invalidArguments: return .invalidArguments
+        case BlueZErrorName.invalidArguments, BlueZErrorName.invalidOffset, BlueZErrorName.invalidValueLength:
+            return .invalidArguments
         case BlueZErrorName.alreadyExists, BlueZErrorName.alreadyConnected: return .alreadyExists
-        case BlueZErrorName.doesNotExist: return .notFound
+        case BlueZErrorName.doesNotExist, BlueZErrorName.noSuchAdapter: return .notFound
         case BlueZErrorName.notConnected: return .notConnected
         case BlueZErrorName.busy: return .busy
         case BlueZErrorName.blocked: return .poweredOff
         case BlueZErrorName.connectionAttemptFailed: return .connectionFailed
         case BlueZErrorName.authenticationFailed, BlueZErrorName.authenticationRejected,
-            BlueZErrorName.authenticationCanceled, BlueZErrorName.authenticationTimeout:
+            BlueZErrorName.authenticationCanceled, BlueZErrorName.authenticationTimeout, BlueZErrorName.rejected:
             return .authenticationFailed
-        case DBusError.StandardName.noReply, DBusError.StandardName.timeout: return .timeout
+        case BlueZErrorName.canceled: return .cancelled
+        case DBusError.StandardName.noReply:
+            // The bus sends NoReply both for its own reply timeout and when bluetoothd left the
+            // bus with the call unanswered ("Message recipient disconnected …").
+            return message.contains("disconnected") ? .bluetoothUnavailable : .timeout
+        case DBusError.StandardName.timeout: return .timeout
         case DBusError.StandardName.serviceUnknown, DBusError.StandardName.nameHasNoOwner,
             DBusError.StandardName.disconnected:
             return .bluetoothUnavailable
@@ -66,7 +73,18 @@ extension BLEError {
     /// `org.bluez.Error.Failed` carries its meaning in the message (§8.1).
     private static func failedCode(_ message: String) -> Code {
         if message == BlueZErrorMessage.bredrConnectionCanceled { return .cancelled }
-        if message.hasPrefix("le-connection-") || message.hasPrefix("br-connection-") { return .connectionFailed }
+        if message.hasPrefix("le-connection-") || message.hasPrefix("br-connection-") {
+            // Connection failures that retrying cannot cure keep their own code.
+            let reason = message.split(separator: "-").dropFirst(2).joined(separator: "-")
+            switch reason {
+            case "adapter-not-powered": return .poweredOff
+            case "not-supported", "profile-unavailable": return .notSupported
+            case "already-connected": return .alreadyExists
+            case "invalid-arguments", "invalid-argument": return .invalidArguments
+            case "key-missing": return .authenticationFailed
+            default: return .connectionFailed
+            }
+        }
         switch message {
         case BlueZErrorMessage.notConnected: return .notConnected
         case BlueZErrorMessage.operationAlreadyInProgress: return .inProgress

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import Synchronization
 
 /// A characteristic of a connected peripheral, as Core Bluetooth's `CBCharacteristic` plus the
 /// operations `CBPeripheral` performs on it.
@@ -26,6 +27,8 @@ public actor Characteristic {
     /// The peripheral it belongs to.
     public nonisolated let peripheral: Peripheral
     nonisolated let path: ObjectPath
+    /// False for good once BlueZ removed the characteristic (services changed).
+    nonisolated let validity = HandleValidity()
 
     /// The actor runs where the bus connection does its I/O.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { peripheral.unownedExecutor }
@@ -45,13 +48,15 @@ public actor Characteristic {
 
     /// Reads the value (from `offset`, for long values read in parts).
     public func read(offset: UInt16 = 0, timeout: Duration? = nil) async throws(BLEError) -> Data {
-        try await peripheral.readValue(path, offset: offset, timeout: timeout)
+        try validity.check()
+        return try await peripheral.readValue(path, offset: offset, timeout: timeout)
     }
 
     /// Writes a value. `.withResponse` lets BlueZ do a long write for values beyond one packet;
     /// `.withoutResponse` refuses (``BLEError/Code/invalidArguments``) values longer than
     /// ``Peripheral/maximumWriteLength(for:)``: it never truncates or splits silently.
     public func write(_ value: Data, type: WriteType = .withResponse, timeout: Duration? = nil) async throws(BLEError) {
+        try validity.check()
         try await peripheral.writeValue(path, value, type: type, timeout: timeout)
     }
 
@@ -62,7 +67,7 @@ public actor Characteristic {
     /// Ends when subscribing fails or the peripheral's services change; see ``subscribe()``
     /// to learn why.
     public nonisolated var notifications: NotificationSequence {
-        NotificationSequence(peripheral: peripheral, path: path, waitForSubscription: false)
+        NotificationSequence(peripheral: peripheral, path: path, validity: validity)
     }
 
     /// The same notifications over BlueZ's AcquireNotify socket (opt-in fast path): one
@@ -70,26 +75,49 @@ public actor Characteristic {
     /// characteristic's `notify` flag (BlueZ 5.66) and cannot be combined with
     /// ``notifications`` on the same characteristic (BlueZ refuses one while the other runs).
     public nonisolated var acquiredNotifications: NotificationSequence {
-        var sequence = NotificationSequence(peripheral: peripheral, path: path, waitForSubscription: false)
+        var sequence = NotificationSequence(peripheral: peripheral, path: path, validity: validity)
         sequence.acquired = true
         return sequence
     }
 
     /// Subscribes now and returns the notifications once BlueZ confirmed the subscription;
-    /// throws when it cannot.
+    /// throws when it cannot. Values notified from then on are kept for the first iteration
+    /// of the returned sequence, even if it starts later.
     public func subscribe() async throws(BLEError) -> NotificationSequence {
-        let sequence = NotificationSequence(peripheral: peripheral, path: path, waitForSubscription: true)
-        try await peripheral.ensureNotifying(path)
-        return sequence
+        try validity.check()
+        let counters = NotificationCounters()
+        let (stream, subscriber) = NotificationSequence.makeIteration(peripheral: peripheral, counters: counters)
+        NotificationSequence.unsubscribeOnTermination(subscriber, peripheral: peripheral, path: path)
+        try await peripheral.addSubscriber(subscriber, to: path)
+        return NotificationSequence(
+            peripheral: peripheral, path: path, validity: validity, counters: counters,
+            prepared: PreparedIteration(stream: stream, subscriber: subscriber))
     }
 
     /// Reads a descriptor.
     public func read(_ descriptor: Descriptor, timeout: Duration? = nil) async throws(BLEError) -> Data {
-        try await peripheral.readValue(descriptor.path, offset: 0, timeout: timeout, descriptor: true)
+        try validity.check()
+        return try await peripheral.readValue(descriptor.path, offset: 0, timeout: timeout, descriptor: true)
     }
 
     /// Writes a descriptor (not the CCC 0x2902, which BlueZ manages: use ``notifications``).
     public func write(_ value: Data, to descriptor: Descriptor, timeout: Duration? = nil) async throws(BLEError) {
+        try validity.check()
         try await peripheral.writeValue(descriptor.path, value, type: .withResponse, timeout: timeout, descriptor: true)
+    }
+}
+
+/// Whether a handed-out ``Characteristic`` still denotes what BlueZ has.
+final class HandleValidity: Sendable {
+    private let valid = Atomic<Bool>(true)
+
+    var isValid: Bool { valid.load(ordering: .acquiring) }
+
+    func invalidate() { valid.store(false, ordering: .releasing) }
+
+    func check() throws(BLEError) {
+        guard isValid else {
+            throw BLEError(.servicesChanged, message: "the peripheral's services changed; discover them again")
+        }
     }
 }

@@ -18,7 +18,9 @@ struct GattClientState {
     var readInFlight: ObjectPath?
     var heldValues: [(serial: UInt32, value: Data)] = []
     /// A read's echo not yet seen: dropped when it arrives.
-    var expectedEcho: [ObjectPath: (serial: UInt32, value: Data)] = [:]
+    /// (the serial of the read's reply, the value), oldest first: several reads may have
+    /// been answered before their echoes were seen.
+    var expectedEchoes: [ObjectPath: [(serial: UInt32, value: Data)]] = [:]
     /// Notification iterations per characteristic.
     var subscribers: [ObjectPath: [UInt64: NotificationSubscriber]] = [:]
     /// Characteristics BlueZ confirmed StartNotify for.

@@ -15,30 +15,66 @@ public struct NotificationSequence: AsyncSequence, Sendable {
 
     let peripheral: Peripheral
     let path: ObjectPath
-    let waitForSubscription: Bool
+    let validity: HandleValidity
     var acquired = false
-    let counters = NotificationCounters()
+    let counters: NotificationCounters
+    /// The iteration ``Characteristic/subscribe()`` registered, for the first iterator.
+    let prepared: PreparedIteration?
+
+    init(
+        peripheral: Peripheral, path: ObjectPath, validity: HandleValidity,
+        counters: NotificationCounters = NotificationCounters(), prepared: PreparedIteration? = nil
+    ) {
+        self.peripheral = peripheral
+        self.path = path
+        self.validity = validity
+        self.counters = counters
+        self.prepared = prepared
+    }
 
     /// Values dropped because an iteration fell behind (all iterations of this sequence).
     public var droppedCount: Int { counters.dropped.load(ordering: .relaxed) }
 
     /// Starts an iteration (and the subscription, if it is the first).
     public func makeAsyncIterator() -> AsyncIterator {
-        let size = peripheral.notificationBufferSize
-        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(Swift.max(1, size)))
-        let subscriber = NotificationSubscriber(continuation: continuation, counters: counters)
+        if let stream = prepared?.take() { return AsyncIterator(base: stream.makeAsyncIterator()) }
+        let (stream, subscriber) = Self.makeIteration(peripheral: peripheral, counters: counters)
+        guard validity.isValid else {
+            // A characteristic that is gone notifies nothing: the iteration ends at once.
+            subscriber.continuation.finish()
+            return AsyncIterator(base: stream.makeAsyncIterator())
+        }
         let peripheral = self.peripheral
         let path = self.path
         let acquired = self.acquired
-        let task = Task(executorPreference: peripheral.session.connection.executor) {
+        let task = Task(executorPreference: peripheral.session.connection.executor) { () -> Void in
+            // A refused subscription finishes the iteration.
             if acquired {
                 await peripheral.addAcquiredSubscriber(subscriber, to: path)
             } else {
-                await peripheral.addSubscriber(subscriber, to: path)
+                try? await peripheral.addSubscriber(subscriber, to: path)
             }
         }
-        continuation.onTermination = { _ in
-            task.cancel()
+        Self.unsubscribeOnTermination(subscriber, peripheral: peripheral, path: path, acquired: acquired, task: task)
+        return AsyncIterator(base: stream.makeAsyncIterator())
+    }
+
+    /// One iteration's stream and its end of the fan-out, not registered yet.
+    static func makeIteration(
+        peripheral: Peripheral, counters: NotificationCounters
+    ) -> (AsyncStream<Data>, NotificationSubscriber) {
+        let size = peripheral.notificationBufferSize
+        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(Swift.max(1, size)))
+        return (stream, NotificationSubscriber(continuation: continuation, counters: counters))
+    }
+
+    /// Ending the iteration (or the subscription failing) unregisters the subscriber.
+    static func unsubscribeOnTermination(
+        _ subscriber: NotificationSubscriber, peripheral: Peripheral, path: ObjectPath, acquired: Bool = false,
+        task: Task<Void, Never>? = nil
+    ) {
+        subscriber.continuation.onTermination = { _ in
+            task?.cancel()
             Task(executorPreference: peripheral.session.connection.executor) {
                 if acquired {
                     await peripheral.removeAcquiredSubscriber(subscriber.id, from: path)
@@ -47,7 +83,6 @@ public struct NotificationSequence: AsyncSequence, Sendable {
                 }
             }
         }
-        return AsyncIterator(base: stream.makeAsyncIterator())
     }
 
     /// Yields values in arrival order.
@@ -82,4 +117,18 @@ final class NotificationSubscriber: Sendable {
     func deliver(_ value: Data) {
         if case .dropped = continuation.yield(value) { counters.dropped.add(1, ordering: .relaxed) }
     }
+}
+
+/// An iteration registered before its sequence is iterated: the first iterator takes it over;
+/// if none does, releasing the sequence unsubscribes.
+final class PreparedIteration: Sendable {
+    private let slot: Mutex<(stream: AsyncStream<Data>, subscriber: NotificationSubscriber)?>
+
+    init(stream: AsyncStream<Data>, subscriber: NotificationSubscriber) {
+        slot = Mutex((stream, subscriber))
+    }
+
+    func take() -> AsyncStream<Data>? { slot.withLock { $0.take() }?.stream }
+
+    deinit { slot.withLock { $0.take() }?.subscriber.continuation.finish() }
 }

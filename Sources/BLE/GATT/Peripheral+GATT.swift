@@ -60,17 +60,27 @@ extension Peripheral {
         return created
     }
 
-    /// Services changed: handed-out handles fail with ``BLEError/Code/servicesChanged`` until
-    /// services are discovered again; notification iterations of vanished characteristics end.
-    func invalidateServices() {
+    /// Services changed: handed-out handles of vanished characteristics fail with
+    /// ``BLEError/Code/servicesChanged`` for good (a later discovery hands out new objects,
+    /// even for a characteristic at the same path); their notification iterations end.
+    /// Returns whether any handle became invalid.
+    @discardableResult
+    func invalidateServices() -> Bool {
         let tree = session.tree
+        var invalidated = false
         for path in gatt.characteristics.keys where !tree.contains(path, implementing: BlueZInterface.gattCharacteristic1) {
             gatt.stalePaths.insert(path)
+            if let stale = gatt.characteristics.removeValue(forKey: path)?.value {
+                stale.validity.invalidate()
+                invalidated = true
+            }
             for subscriber in (gatt.subscribers.removeValue(forKey: path) ?? [:]).values {
                 subscriber.continuation.finish()
             }
+            gatt.acquired.removeValue(forKey: path)?.finish()
             gatt.notifying.remove(path)
         }
+        return invalidated
     }
 
     // MARK: MTU
@@ -205,7 +215,7 @@ extension Peripheral {
             if let echo = held.lastIndex(where: { $0.serial < reply.serial && $0.value == value }) {
                 held.remove(at: echo)
             } else {
-                gatt.expectedEcho[path] = (reply.serial, value)
+                gatt.expectedEchoes[path, default: []].append((reply.serial, value))
             }
         }
         deliverHeld(path, held)
@@ -244,13 +254,21 @@ extension Peripheral {
 
     /// A `Value` change from BlueZ: a notification, an indication, or a read's echo.
     func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32) {
+        // The echo of a read answered earlier that arrived after its reply: bluetoothd sends
+        // the echo before the reply, so it is the first signal older than the reply with the
+        // read value (an equal notification just before it is indistinguishable, and
+        // dropping that one instead delivers the same values). Replies older than this
+        // signal expect nothing any more.
+        if var expected = gatt.expectedEchoes[path] {
+            expected.removeAll { $0.serial < serial }
+            let isEcho = expected.first?.value == value
+            if isEcho { expected.removeFirst() }
+            gatt.expectedEchoes[path] = expected.isEmpty ? nil : expected
+            if isEcho { return }
+        }
         if gatt.readInFlight == path {
             gatt.heldValues.append((serial, value))
             return
-        }
-        if let echo = gatt.expectedEcho[path] {
-            gatt.expectedEcho[path] = nil
-            if serial < echo.serial && value == echo.value { return }
         }
         deliver(path, value)
     }
@@ -260,7 +278,7 @@ extension Peripheral {
         for subscriber in subscribers.values { subscriber.deliver(value) }
     }
 
-    func addSubscriber(_ subscriber: NotificationSubscriber, to path: ObjectPath) async {
+    func addSubscriber(_ subscriber: NotificationSubscriber, to path: ObjectPath) async throws(BLEError) {
         // The Value route exists before StartNotify is sent, so the first values are kept.
         gatt.subscribers[path, default: [:]][subscriber.id] = subscriber
         do {
@@ -268,6 +286,7 @@ extension Peripheral {
         } catch {
             gatt.subscribers[path]?[subscriber.id] = nil
             subscriber.continuation.finish()
+            throw error
         }
     }
 

@@ -101,10 +101,10 @@ public actor Peripheral {
             let device = try? session.tree.device(at: devicePath)
             if changes.contains(where: { $0.path == devicePath && $0.interface == BlueZInterface.device1 }) {
                 if device == nil {
-                    linkWentDown(.deviceRemoved)
+                    // The tree is emptied (this event) before the session says bluetoothd left.
+                    linkWentDown(session.daemonStatus.present ? .deviceRemoved : .bluetoothUnavailable)
                 } else if let device, !device.connected, connectionState == .connected {
-                    let adapterOff = (try? session.tree.adapter(at: device.adapter))??.powered == false
-                    linkWentDown(adapterOff ? .adapterPoweredOff : (lastDisconnectReason ?? .unknown))
+                    linkDropped(adapter: device.adapter)
                 }
             }
             let gattChanged = changes.contains { change in
@@ -113,16 +113,19 @@ public actor Peripheral {
                         || change.interface == BlueZInterface.gattCharacteristic1)
                     && { if case .changed = change { return false } else { return true } }()
             }
-            if gattChanged && connectionState == .connected { gattObjectsChanged() }
+            if gattChanged { gattObjectsChanged() }
         case .daemonBack:
             break
         }
     }
 
-    /// GATT objects were added or removed while connected: cached handles are stale.
+    /// GATT objects were added or removed: handles to removed ones are stale. Told while
+    /// connected, or whenever handles the app holds became invalid (a device removed and
+    /// found again); not at the first resolution.
     func gattObjectsChanged() {
-        invalidateServices()
-        eventBroadcast.yield(.servicesChanged)
+        if invalidateServices() || connectionState == .connected {
+            eventBroadcast.yield(.servicesChanged)
+        }
     }
 
     private static func reason(_ reason: BlueZ.DisconnectReason?) -> DisconnectReason {
@@ -136,16 +139,65 @@ public actor Peripheral {
         }
     }
 
-    private func linkWentDown(_ reason: DisconnectReason) {
-        guard connectionState == .connected || connectionState == .disconnecting else { return }
+    /// `Connected` turned false without ``disconnect()``. bluetoothd drops the links of an
+    /// adapter powering off before it announces `Powered=false` (with a D-Bus `Set` on 5.73 and
+    /// later, `PowerState` says `on-disabling` first), so unless the reason is already known
+    /// (the peripheral's or the link's, from `Device1.Disconnected`), the event waits a moment
+    /// (``adapterPowerGrace``) for the adapter to go off. Pending operations fail at once.
+    private func linkDropped(adapter: ObjectPath) {
+        let reason = lastDisconnectReason ?? .unknown
+        let session = self.session
+        if Self.adapterOff(session, adapter) {
+            linkWentDown(.adapterPoweredOff)
+            return
+        }
+        if userDisconnecting || (reason != .unknown && reason != .local) {
+            linkWentDown(reason)
+            return
+        }
+        let adapterEvents = session.events(under: adapter)
+        guard linkWentDown(reason, announce: false) else {
+            adapterEvents.cancel()
+            return
+        }
+        Task(executorPreference: session.connection.executor) { [weak self] in
+            let off = try? await withDeadline(Self.adapterPowerGrace, what: "waiting for the adapter") {
+                () throws(BLEError) -> Bool in
+                var events = adapterEvents.makeAsyncIterator()
+                while true {
+                    if Self.adapterOff(session, adapter) { return true }
+                    guard await events.next() != nil else { return false }
+                }
+            }
+            await self?.announceLinkDown(off == true ? .adapterPoweredOff : reason, byUs: false)
+        }
+    }
+
+    /// How long an unexplained link loss waits for the adapter to announce it powered off.
+    static let adapterPowerGrace = Duration.milliseconds(100)
+
+    private static func adapterOff(_ session: BlueZSession, _ adapter: ObjectPath) -> Bool {
+        let properties = (try? session.tree.adapter(at: adapter)) ?? nil
+        let goingOff: Set<PowerState> = [.onDisabling, .off, .offBlocked]
+        return properties?.powered == false || properties?.powerState.map(goingOff.contains) == true
+    }
+
+    /// The link is down: state, pending operations, then (unless `announce` is false) the event
+    /// and reconnection. Returns whether the link was up.
+    @discardableResult
+    private func linkWentDown(_ reason: DisconnectReason, announce: Bool = true) -> Bool {
+        guard connectionState == .connected || connectionState == .disconnecting else { return false }
         let byUs = userDisconnecting
         connectionState = .disconnected
         lastDisconnectReason = nil
         linkDownHook(reason)
-        eventBroadcast.yield(.disconnected(byUs ? .local : reason))
-        if !byUs && reconnectPolicy.reconnects && reason != .deviceRemoved && reason != .bluetoothUnavailable {
-            startReconnecting()
-        } else if !byUs && reconnectPolicy.reconnects && reason == .bluetoothUnavailable {
+        if announce { announceLinkDown(byUs ? .local : reason, byUs: byUs) }
+        return true
+    }
+
+    private func announceLinkDown(_ reason: DisconnectReason, byUs: Bool) {
+        eventBroadcast.yield(.disconnected(reason))
+        if !byUs && reconnectPolicy.reconnects && reason != .deviceRemoved {
             startReconnecting()
         }
     }
@@ -159,16 +211,18 @@ public actor Peripheral {
 
     // MARK: Connecting
 
-    /// Brings the link up and waits for resolution, within `timeout`.
-    func connectLink(timeout: Duration) async throws(BLEError) {
+    /// Brings the link up and waits for resolution, within `timeout`. A connect asked by the
+    /// app replaces a reconnection in progress; the reconnection itself passes `reconnecting`.
+    func connectLink(timeout: Duration, reconnecting: Bool = false) async throws(BLEError) {
         if connectionState == .connected, (try? session.tree.device(at: devicePath))??.servicesResolved == true {
             return
         }
         follow()
-        reconnectTask?.cancel()
+        if !reconnecting { reconnectTask?.cancel() }
         userDisconnecting = false
         connectionState = .connecting
         let events = session.events(under: devicePath)
+        defer { events.cancel() }
         let session = self.session
         let devicePath = self.devicePath
         do {
@@ -178,9 +232,21 @@ public actor Peripheral {
             }
         } catch {
             connectionState = .disconnected
+            let cancelledHere = Task.isCancelled
+            if error.code == .cancelled, !cancelledHere, error.dbusErrorName != nil,
+                await Self.daemonLeaves(session, events)
+            {
+                // BlueZ cancelled the Connect though this process did not ask: bluetoothd
+                // exiting does that (br-connection-canceled), and its leaving the bus follows.
+                throw BLEError.bluetoothGone
+            }
             if error.code == .timeout || error.code == .cancelled {
-                // BlueZ cancels a pending Connect on Disconnect; leave no half-open link.
-                _ = try? await session.call(devicePath, BlueZInterface.device1, BlueZMethod.disconnect, timeout: .seconds(5))
+                // BlueZ cancels a pending Connect on Disconnect; leave no half-open link. Sent
+                // from a task of its own: a cancelled task sends no calls.
+                await Task(executorPreference: session.connection.executor) {
+                    _ = try? await session.call(
+                        devicePath, BlueZInterface.device1, BlueZMethod.disconnect, timeout: .seconds(5))
+                }.value
             }
             throw error
         }
@@ -189,6 +255,17 @@ public actor Peripheral {
         eventBroadcast.yield(.connected)
         await rearmSubscriptions()
         await reacquireChannels()
+    }
+
+    /// Whether bluetoothd is gone or leaves the bus within a moment.
+    private static func daemonLeaves(_ session: BlueZSession, _ events: AsyncStream<SessionEvent>) async -> Bool {
+        guard session.daemonStatus.present else { return true }
+        let left = try? await withDeadline(.milliseconds(250), what: "waiting for bluetoothd to leave") {
+            () throws(BLEError) -> Bool in
+            for await event in events { if case .daemonGone = event { return true } }
+            return false
+        }
+        return left ?? false
     }
 
     /// Waits until the device is connected, resolved and its GATT objects exist (Q1, Q2).
@@ -234,9 +311,10 @@ public actor Peripheral {
         let policy = reconnectPolicy
         reconnectTask = Task(executorPreference: session.connection.executor) { [weak self] in
             var attempt = 1
+            var lastFailure = BLEError.Code.timeout
             while !Task.isCancelled {
                 if let limit = policy.maximumAttempts, attempt > limit {
-                    await self?.reconnectGaveUp(.timeout)
+                    await self?.reconnectGaveUp(lastFailure)
                     return
                 }
                 let delay = policy.delay(attempt: attempt)
@@ -251,6 +329,7 @@ public actor Peripheral {
                         await self.reconnectGaveUp(error.code)
                         return
                     }
+                    lastFailure = error.code
                 }
                 attempt += 1
             }
@@ -260,7 +339,7 @@ public actor Peripheral {
     private func reconnectOnce() async throws(BLEError) {
         guard !userDisconnecting else { throw BLEError.cancelledByTask }
         let timeout = central?.options.connectTimeout ?? .seconds(30)
-        try await connectLink(timeout: timeout)
+        try await connectLink(timeout: timeout, reconnecting: true)
     }
 
     private func reconnectGaveUp(_ code: BLEError.Code) {

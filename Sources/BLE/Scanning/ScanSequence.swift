@@ -107,6 +107,11 @@ extension Central {
                 break loop
             case .tree(_, let changes, _):
                 let tree = session.tree
+                if !session.daemonStatus.present {
+                    // The tree is reset (this event) before the session says bluetoothd left.
+                    continuation.yield(.failure(.bluetoothGone))
+                    break loop
+                }
                 if (try? tree.adapter(at: adapterPath))??.powered != true {
                     continuation.yield(.failure(BLEError(.poweredOff, message: "the adapter powered off during a scan")))
                     break loop
@@ -130,7 +135,9 @@ extension Central {
             }
         }
         continuation.finish()
-        await removeScan(scanID)
+        // Scans end by cancellation: leave the discovery from a task that is not cancelled,
+        // or StopDiscovery would never be sent.
+        await Task(executorPreference: session.connection.executor) { await self.removeScan(scanID) }.value
     }
 }
 

@@ -29,3 +29,11 @@ enum SessionEvent: Sendable {
         }
     }
 }
+
+extension AsyncStream {
+    /// Ends the stream from the consumer's side, iterated or not: its `onTermination` runs
+    /// (for a session listener, that unregisters it). Dropping an iterator cancels its stream.
+    func cancel() {
+        _ = makeAsyncIterator()
+    }
+}

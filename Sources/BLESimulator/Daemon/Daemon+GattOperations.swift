@@ -254,6 +254,11 @@ extension Daemon {
             {
                 return reply.fail(ATTErrorMapping.clientError(forATTError: code))
             }
+            // bluetoothd sends an explicit type without looking at the Flags; the peripheral
+            // refuses a request to an attribute it does not let anyone write (ATT 0x03) and
+            // drops such a command silently.
+            let writable = Self.isWritable(target)
+            if kind != "command" && !writable { return reply.fail(ATTErrorMapping.clientError(forATTError: 0x03)) }
             if kind != "command" {
                 device.writesInFlight.insert(target.path)
                 state.devices[target.device] = device
@@ -263,11 +268,19 @@ extension Daemon {
                 guard let current = state.devices[target.device], current.linkGeneration == generation else {
                     return reply.fail(Self.linkLost)
                 }
-                daemon.store(&state, current.address, target.key, value, offset: Int(options.offset))
+                if writable { daemon.store(&state, current.address, target.key, value, offset: Int(options.offset)) }
                 state.statistics.gattOperations += 1
                 reply.succeed()
             }
         }
+    }
+
+    /// Whether the peripheral lets centrals write the attribute: a characteristic with some
+    /// write property, a descriptor declared writable.
+    static func isWritable(_ target: GattTarget) -> Bool {
+        if target.isDescriptor { return target.flags.contains("write") }
+        let writes: Set = ["write", "write-without-response", "reliable-write", "authenticated-signed-writes"]
+        return !writes.isDisjoint(with: target.flags)
     }
 
     /// Writes land in the peripheral's database (a long write at `offset` splices).

@@ -170,7 +170,7 @@ struct GattReadWriteFidelityTests {
         "Without type the procedure follows the Flags; an explicit type is honoured without checking them",
         arguments: Release.allCases)
     func writeSelection(release: Release) async throws {
-        try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { _, client, _ in
+        try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { simulator, client, _ in
             try await client.connectSensor()
             let long = Data(repeating: 0x5a, count: 245)  // MTU 247 − 3 = 244
             // write + write-without-response: Write Request (a long write when needed).
@@ -186,8 +186,15 @@ struct GattReadWriteFidelityTests {
             expectError(
                 await Self.write(client, Paths.readOnly, Data([1])), BlueZErrorName.notSupported,
                 BlueZErrorMessage.notSupported)
-            // Explicit types are not checked against the Flags.
+            // Explicit types are not checked against the Flags: what happens is the peer's call.
+            // This one lets nobody write the read-only value: it drops the command, refuses
+            // the request (ATT 0x03).
             #expect(await Self.write(client, Paths.readOnly, Data([1]), ["type": .string("command")]) == nil)
+            #expect(
+                try simulator.value(address: Peripherals.sensorAddress, characteristic: UUIDs.readOnly) == Data([0x2a]))
+            expectError(
+                await Self.write(client, Paths.readOnly, Data([1]), ["type": .string("request")]),
+                BlueZErrorName.notPermitted, BlueZErrorMessage.writeNotPermitted)
             #expect(await Self.write(client, Paths.command, long, ["type": .string("request")]) == nil)
             // command longer than MTU − 3 fails even when explicit.
             expectError(
@@ -217,7 +224,7 @@ struct GattReadWriteFidelityTests {
     }
 
     @Test(
-        "Writing a CCC descriptor is NotPermitted \"Write not permitted\"; other descriptors accept writes",
+        "Writing a CCC descriptor is NotPermitted \"Write not permitted\"; others go to the peer",
         arguments: Release.allCases)
     func cccWrite(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { _, client, _ in
@@ -226,6 +233,11 @@ struct GattReadWriteFidelityTests {
                 Paths.measurementCCC, BlueZInterface.gattDescriptor1, "WriteValue",
                 [.bytes(Data([0x01, 0x00])), Self.options()])
             expectError(error, BlueZErrorName.notPermitted, BlueZErrorMessage.writeNotPermitted)
+            // Other descriptors: bluetoothd writes them; this peripheral refuses (ATT 0x03).
+            let description = await client.error(
+                Paths.dataDescription, BlueZInterface.gattDescriptor1, "WriteValue",
+                [.bytes(Data([0x41])), Self.options()])
+            expectError(description, BlueZErrorName.notPermitted, BlueZErrorMessage.writeNotPermitted)
         }
     }
 

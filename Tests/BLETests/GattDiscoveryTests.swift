@@ -1,0 +1,144 @@
+import BLE
+import BLESimulator
+import Foundation
+import Testing
+
+/// `Peripheral.discoverServices` and `characteristic(_:in:)`: services, included services,
+/// characteristics with their properties, descriptors.
+@Suite("GATT discovery", .timeLimit(.minutes(1)))
+struct GattDiscoveryTests {
+    static let sensor = TestPeripherals.sensorAddress
+
+    static func run(
+        profile: BlueZProfile = .v5_66, _ body: @escaping (SimulatorFixture, Central, Peripheral) async throws -> Void
+    ) async throws {
+        try await SimulatorFixture.run(profile: profile, peripherals: [TestPeripherals.sensor()]) { fixture in
+            let (central, peripheral) = try await fixture.connected(Self.sensor)
+            try await body(fixture, central, peripheral)
+            await central.close()
+        }
+    }
+
+    @Test("all services, in handle order, with their characteristics", arguments: [BlueZProfile.v5_66, .v5_87])
+    func allServices(profile: BlueZProfile) async throws {
+        try await Self.run(profile: profile) { _, _, peripheral in
+            let services = try await peripheral.discoverServices()
+            #expect(services.map(\.uuid) == [BluetoothUUID("180D"), BluetoothUUID("180F"), BluetoothUUID("180A")])
+            #expect(services.allSatisfy { $0.isPrimary })
+            #expect(services.map(\.handle) == [0x000a, 0x0020, 0x0030], "from Handle (5.87) or the object path (5.66)")
+            #expect(services[0].characteristics.map(\.uuid) == ["2A37", "2A38", "2A39"].map { BluetoothUUID($0) })
+            #expect(services[0].characteristics.map(\.handle) == [0x000b, 0x000f, 0x0011])
+            #expect(services[0].characteristics.allSatisfy { $0.serviceUUID == BluetoothUUID("180D") })
+            #expect(Set(services.map(\.id)).count == 3)
+        }
+    }
+
+    @Test("discoverServices([uuids]) returns only those services")
+    func filtered() async throws {
+        try await Self.run { _, _, peripheral in
+            let services = try await peripheral.discoverServices([BluetoothUUID("180F"), BluetoothUUID("1234")])
+            #expect(services.map(\.uuid) == [BluetoothUUID("180F")])
+            #expect(try await peripheral.discoverServices([]).isEmpty)
+            let long = try await peripheral.discoverServices([BluetoothUUID("0000180a-0000-1000-8000-00805f9b34fb")])
+            #expect(long.map(\.uuid) == [BluetoothUUID("180A")], "UUIDs compare canonically")
+        }
+    }
+
+    @Test("included services are listed")
+    func includedServices() async throws {
+        try await Self.run { _, _, peripheral in
+            let services = try await peripheral.discoverServices()
+            #expect(services.first { $0.uuid == BluetoothUUID("180D") }?.includedServices == [BluetoothUUID("180F")])
+            #expect(services.first { $0.uuid == BluetoothUUID("180F") }?.includedServices == [])
+        }
+    }
+
+    @Test("several characteristics with one UUID are all reachable")
+    func duplicateUUIDs() async throws {
+        try await Self.run { _, _, peripheral in
+            let battery = try #require(try await peripheral.discoverServices([BluetoothUUID("180F")]).first)
+            let levels = battery.characteristics.filter { $0.uuid == BluetoothUUID("2A19") }
+            #expect(levels.count == 2)
+            #expect(levels[0] !== levels[1])
+            var values: [Data] = []
+            for level in levels { values.append(try await level.read()) }
+            #expect(values == [Data([0x64]), Data([0x32])])
+            #expect(levels[0].properties == [.read, .notify])
+            #expect(levels[1].properties == [.read])
+            // characteristic(_:in:) is the first one.
+            #expect(try await peripheral.characteristic(BluetoothUUID("2A19"), in: BluetoothUUID("180F")) === levels[0])
+        }
+    }
+
+    @Test("characteristic properties from BlueZ's flags")
+    func properties() async throws {
+        try await Self.run { _, _, peripheral in
+            let control = try await peripheral.characteristic(BluetoothUUID("2A39"), in: BluetoothUUID("180D"))
+            #expect(control.properties == [.read, .write, .writeWithoutResponse])
+            #expect(control.properties.description == "read,write-without-response,write")
+            let rate = try await peripheral.characteristic(BluetoothUUID("2A37"), in: BluetoothUUID("180D"))
+            #expect(rate.properties.contains(.notify))
+            #expect(!rate.properties.contains(.indicate))
+        }
+    }
+
+    @Test("descriptors are listed, the CCC (2902) among them")
+    func descriptors() async throws {
+        try await Self.run(profile: .v5_87) { _, _, peripheral in
+            let rate = try await peripheral.characteristic(BluetoothUUID("2A37"), in: BluetoothUUID("180D"))
+            #expect(rate.descriptors.map(\.uuid) == [BluetoothUUID("2902"), BluetoothUUID("2901")])
+            #expect(rate.descriptors.map(\.handle) == [0x000d, 0x000e])
+            let control = try await peripheral.characteristic(BluetoothUUID("2A39"), in: BluetoothUUID("180D"))
+            #expect(
+                control.descriptors.map(\.uuid) == [
+                    BluetoothUUID("2901"), BluetoothUUID("12345678-1234-5678-1234-56789abcdef0"),
+                ])
+            let location = try await peripheral.characteristic(BluetoothUUID("2A38"), in: BluetoothUUID("180D"))
+            #expect(location.descriptors.isEmpty)
+        }
+    }
+
+    @Test("the same Characteristic object for the same attribute")
+    func stableObjects() async throws {
+        try await Self.run { _, _, peripheral in
+            let first = try await peripheral.characteristic(BluetoothUUID("2A38"), in: BluetoothUUID("180D"))
+            let again = try await peripheral.characteristic(BluetoothUUID("2A38"), in: BluetoothUUID("180D"))
+            #expect(first === again)
+            #expect(first.peripheral === peripheral)
+        }
+    }
+
+    @Test("a characteristic that is not there is notFound")
+    func notFound() async throws {
+        try await Self.run { _, _, peripheral in
+            let missing = await bleError {
+                try await peripheral.characteristic(BluetoothUUID("2A99"), in: BluetoothUUID("180D"))
+            }
+            #expect(missing?.code == .notFound)
+            let wrongService = await bleError {
+                try await peripheral.characteristic(BluetoothUUID("2A38"), in: BluetoothUUID("180F"))
+            }
+            #expect(wrongService?.code == .notFound)
+        }
+    }
+
+    @Test("discovery needs a connection")
+    func notConnected() async throws {
+        try await Self.run { _, _, peripheral in
+            try await peripheral.disconnect()
+            #expect(await bleError { try await peripheral.discoverServices() }?.code == .notConnected)
+        }
+    }
+
+    @Test("names of SIG UUIDs")
+    func names() async throws {
+        try await Self.run { _, _, peripheral in
+            let services = try await peripheral.discoverServices()
+            #expect(services.map { $0.uuid.name } == ["Heart Rate", "Battery", "Device Information"])
+            #expect(
+                services[0].characteristics.map { $0.uuid.name } == [
+                    "Heart Rate Measurement", "Body Sensor Location", "Heart Rate Control Point",
+                ])
+        }
+    }
+}

@@ -1,0 +1,219 @@
+import BLE
+import BLESimulator
+import BlueZ
+import Foundation
+import Synchronization
+import Testing
+
+/// `Characteristic.notifications` and `subscribe()`: fan-out, StartNotify/StopNotify
+/// refcounting, read echoes, empty values, buffering.
+@Suite("Notifications", .timeLimit(.minutes(1)))
+struct NotificationTests {
+    static let sensor = TestPeripherals.sensorAddress
+
+    static func run(
+        options: CentralOptions = CentralOptions(),
+        _ body: @escaping (SimulatorFixture, Central, Peripheral) async throws -> Void
+    ) async throws {
+        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+            let (central, peripheral) = try await fixture.connected(Self.sensor, options: options)
+            try await body(fixture, central, peripheral)
+            await central.close()
+        }
+    }
+
+    static func notify(_ fixture: SimulatorFixture, _ value: Data, uuid: String = "2A37") throws {
+        try fixture.simulator.notify(address: sensor, characteristic: uuid, value: value)
+    }
+
+    static func rate(_ peripheral: Peripheral) async throws -> Characteristic {
+        try await peripheral.characteristic(BluetoothUUID("2A37"), in: BluetoothUUID("180D"))
+    }
+
+    @Test("two subscribers both get every value, in order, empty ones included")
+    func twoSubscribers() async throws {
+        try await Self.run { fixture, _, peripheral in
+            let rate = try await Self.rate(peripheral)
+            let first = try await rate.subscribe()
+            let second = try await rate.subscribe()
+            let sent = (UInt8(1)...20).map { Data([$0]) } + [Data(), Data([0xFF])]
+            for value in sent { try Self.notify(fixture, value) }
+            #expect(try await collect(first, count: sent.count) == sent)
+            #expect(try await collect(second, count: sent.count) == sent)
+        }
+    }
+
+    @Test("the notifications property: iterating subscribes")
+    func iteratingSubscribes() async throws {
+        try await Self.run { fixture, _, peripheral in
+            let rate = try await Self.rate(peripheral)
+            let received = Mutex<[Data]>([])
+            let listener = Task {
+                for await value in rate.notifications {
+                    received.withLock { $0.append(value) }
+                    if value == Data([0xFF]) { return }
+                }
+            }
+            // Notifications flow once StartNotify is through; send until one arrives.
+            try await eventually("the subscription is active") {
+                try Self.notify(fixture, Data([0x01]))
+                return !received.withLock { $0 }.isEmpty
+            }
+            try Self.notify(fixture, Data([0xFF]))
+            await listener.value
+            #expect(received.withLock { $0 }.allSatisfy { $0 == Data([0x01]) || $0 == Data([0xFF]) })
+            #expect(received.withLock { $0 }.last == Data([0xFF]))
+        }
+    }
+
+    @Test("one StartNotify for all subscribers; the last one leaving sends StopNotify")
+    func lastLeavingStops() async throws {
+        let recorder = LogRecorder()
+        try await Self.run(options: tracing(recorder)) { fixture, _, peripheral in
+            let probe = try await BusProbe.open(fixture)
+            let rate = try await Self.rate(peripheral)
+            let path = try #require(
+                try await Self.characteristicPath(probe, uuid: "00002a37-0000-1000-8000-00805f9b34fb"))
+            let notifying = { try await probe.property(path, "org.bluez.GattCharacteristic1", "Notifying") }
+
+            var second: NotificationSequence.AsyncIterator? = try await rate.subscribe().makeAsyncIterator()
+            do {
+                var first = try await rate.subscribe().makeAsyncIterator()
+                #expect(try await notifying() == .boolean(true))
+                try Self.notify(fixture, Data([1]))
+                #expect(await first.next() == Data([1]))
+            }
+            // The first iteration is gone; the second still receives and Notifying stays on.
+            #expect(await second?.next() == Data([1]))
+            try Self.notify(fixture, Data([2]))
+            #expect(await second?.next() == Data([2]))
+            #expect(try await notifying() == .boolean(true))
+
+            second = nil
+            try await recorder.waitFor("StopNotify -> ", suffix: true)
+            #expect(recorder.count("GattCharacteristic1.StartNotify") == 1, "one StartNotify for both")
+            #expect(recorder.count("GattCharacteristic1.StopNotify") == 1, "one StopNotify, by the last")
+            #expect(try await notifying() == .boolean(false))
+            #expect(try fixture.simulator.notify(address: Self.sensor, characteristic: "2A37", value: Data([9])) == 0)
+            probe.close()
+        }
+    }
+
+    @Test("a subscription not iterated is released with its sequence")
+    func unusedSubscriptionReleased() async throws {
+        let recorder = LogRecorder()
+        try await Self.run(options: tracing(recorder)) { _, _, peripheral in
+            let rate = try await Self.rate(peripheral)
+            _ = try await rate.subscribe()
+            try await recorder.waitFor("StopNotify -> ", suffix: true)
+        }
+    }
+
+    @Test("reads of a subscribed characteristic are not delivered as notifications")
+    func readEchoNotDelivered() async throws {
+        try await Self.run { fixture, _, peripheral in
+            let rate = try await Self.rate(peripheral)
+            let values = try await rate.subscribe()
+            let reader = Task {
+                var reads: [Data] = []
+                for _ in 0..<30 { reads.append(try await rate.read()) }
+                return reads
+            }
+            let sent = (UInt8(1)...30).map { Data([$0]) }
+            for value in sent {
+                try Self.notify(fixture, value)
+                await Task.yield()
+            }
+            let reads = try await reader.value
+            // A marker after all reads: nothing but the notified values may come before it.
+            try Self.notify(fixture, Data([0xFF]))
+            let received = try await collect(values, count: sent.count + 1)
+            #expect(received == sent + [Data([0xFF])], "\(received.map { $0.first ?? 0 })")
+            #expect(reads.allSatisfy { $0.count == 1 })
+        }
+    }
+
+    @Test("reading while notifications flow: each read echo is dropped, nothing else")
+    func readsBetweenNotifications() async throws {
+        try await Self.run { fixture, _, peripheral in
+            let rate = try await Self.rate(peripheral)
+            let values = try await rate.subscribe()
+            var sent: [Data] = []
+            for byte in UInt8(1)...10 {
+                try Self.notify(fixture, Data([byte]))
+                sent.append(Data([byte]))
+                #expect(try await rate.read() == Data([byte]), "a read returns the latest value")
+            }
+            try Self.notify(fixture, Data([0xFF]))
+            #expect(try await collect(values, count: 11) == sent + [Data([0xFF])])
+        }
+    }
+
+    @Test("a slow subscriber loses values beyond its buffer, counted; others are unaffected")
+    func dropsCounted() async throws {
+        var options = CentralOptions()
+        options.notificationBufferSize = 2
+        try await Self.run(options: options) { fixture, _, peripheral in
+            let rate = try await Self.rate(peripheral)
+            let slow = try await rate.subscribe()
+            var slowValues = slow.makeAsyncIterator()
+            let level = try await peripheral.characteristic(BluetoothUUID("2A19"), in: BluetoothUUID("180F"))
+            let marker = try await level.subscribe()
+            for byte in UInt8(0)..<10 { try Self.notify(fixture, Data([byte])) }
+            try Self.notify(fixture, Data([0xAA]), uuid: "2A19")
+            // The peripheral handles its values in order: the marker came after all ten.
+            #expect(try await collect(marker, count: 1) == [Data([0xAA])])
+            #expect(slow.droppedCount == 8)
+            #expect(await slowValues.next() == Data([0]))
+            #expect(await slowValues.next() == Data([1]))
+            #expect(marker.droppedCount == 0)
+        }
+    }
+
+    @Test("subscribing to a characteristic that cannot notify fails")
+    func notNotifying() async throws {
+        try await Self.run { _, _, peripheral in
+            let location = try await peripheral.characteristic(BluetoothUUID("2A38"), in: BluetoothUUID("180D"))
+            #expect(await bleError { try await location.subscribe() }?.code == .notSupported)
+            // The plain sequence ends instead.
+            var iterator = location.notifications.makeAsyncIterator()
+            #expect(await iterator.next() == nil)
+        }
+    }
+
+    @Test("a refused StartNotify fails the subscription with the mapped error")
+    func startNotifyRefused() async throws {
+        try await Self.run { fixture, _, peripheral in
+            fixture.simulator.inject(
+                SimulatedFault(
+                    .startNotify, address: Self.sensor,
+                    action: .fail(name: BlueZErrorName.notPermitted, message: BlueZErrorMessage.notPaired)))
+            let rate = try await Self.rate(peripheral)
+            let error = await bleError { try await rate.subscribe() }
+            #expect(error?.code == .notPermitted)
+            #expect(error?.message == BlueZErrorMessage.notPaired)
+            // The fault is spent: subscribing again works.
+            _ = try await rate.subscribe()
+        }
+    }
+
+    /// The object path of the characteristic with `uuid`, from bluetoothd's object tree.
+    static func characteristicPath(_ probe: BusProbe, uuid: String) async throws -> String? {
+        let reply = try await probe.call("/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+        guard case .dictionary(_, _, let objects)? = reply.body.first else { return nil }
+        for object in objects {
+            guard case .objectPath(let path) = object.key, case .dictionary(_, _, let interfaces) = object.value else {
+                continue
+            }
+            for interface in interfaces where interface.key == .string("org.bluez.GattCharacteristic1") {
+                guard case .dictionary(_, _, let properties) = interface.value else { continue }
+                if properties.contains(where: {
+                    $0.key == .string("UUID") && $0.value.unwrappingVariant == .string(uuid)
+                }) {
+                    return path.rawValue
+                }
+            }
+        }
+        return nil
+    }
+}
