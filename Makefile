@@ -36,7 +36,7 @@ dbus-demo: deps
 ## conformance check with a client nobody here wrote (bleak, from PyPI).
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	timeout 1800 $(SWIFT) test --skip-build
 	$(MAKE) conformance
 
 bleak-venv: deps

@@ -41,10 +41,23 @@ struct GattClientTests {
                     address: SimulatorFixture.heartRateAddress, characteristic: "2A37", value: Data([0, byte]))
             }
             try fixture.simulator.notify(address: SimulatorFixture.heartRateAddress, characteristic: "2A37", value: Data())
-            var received: [Data] = []
-            for await value in values {
-                received.append(value)
-                if received.count == 6 { break }
+            // A deadline, so a lost value fails the test instead of hanging the suite.
+            let received = try await withThrowingTaskGroup(of: [Data]?.self) { group in
+                group.addTask {
+                    var collected: [Data] = []
+                    for await value in values {
+                        collected.append(value)
+                        if collected.count == 6 { break }
+                    }
+                    return collected
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(15))
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first ?? []
             }
             #expect(received == (UInt8(1)...5).map { Data([0, $0]) } + [Data()])
             await central.close()
