@@ -28,7 +28,8 @@ struct ReliableWriteTests {
             let before = try fixture.simulator.value(address: TestPeripherals.sensorAddress, characteristic: "2A39")
             let error = await bleError { try await control.write(Data(count: 513), type: .reliable) }
             #expect(error?.code == .invalidArguments)
-            #expect(try fixture.simulator.value(address: TestPeripherals.sensorAddress, characteristic: "2A39") == before)
+            #expect(
+                try fixture.simulator.value(address: TestPeripherals.sensorAddress, characteristic: "2A39") == before)
             await central.close()
         }
     }
