@@ -21,13 +21,7 @@ struct ArticleSnippetTests {
     func liveValues() async throws {
         let values = try await SnippetFixture.run { fixture in
             try await fixture.connected { peripheral in
-                let pusher = Task {
-                    for beat in UInt8(60)..<UInt8(120) {
-                        try await Task.sleep(for: .milliseconds(20))
-                        _ = try? fixture.simulator.notify(
-                            address: SnippetFixture.address, characteristic: "2A37", value: Data([0, beat]))
-                    }
-                }
+                let pusher = fixture.heartbeats(every: .milliseconds(20))
                 defer { pusher.cancel() }
                 return try await GettingStarted.liveValues(of: peripheral, count: 3)
             }
@@ -89,13 +83,7 @@ struct ArticleSnippetTests {
         let values = try await SnippetFixture.run { fixture in
             try await fixture.connected { peripheral in
                 let measurement = try await peripheral.characteristic(BluetoothUUID("2A37"), in: BluetoothUUID("180D"))
-                let pusher = Task {
-                    for beat in UInt8(0)..<UInt8(200) {
-                        try await Task.sleep(for: .milliseconds(10))
-                        _ = try? fixture.simulator.notify(
-                            address: SnippetFixture.address, characteristic: "2A37", value: Data([0, beat]))
-                    }
-                }
+                let pusher = fixture.heartbeats(every: .milliseconds(10))
                 defer { pusher.cancel() }
                 return await NotificationsAndBackPressure.acquired(measurement, count: 3)
             }

@@ -57,4 +57,16 @@ struct SnippetFixture: Sendable {
             throw error
         }
     }
+
+    /// Notifies heart-rate values every `interval` until cancelled: the subscriber may join late.
+    func heartbeats(every interval: Duration) -> Task<Void, any Error> {
+        let simulator = self.simulator
+        return Task {
+            for beat in 0..<10_000 {
+                try await Task.sleep(for: interval)
+                _ = try? simulator.notify(
+                    address: Self.address, characteristic: "2A37", value: Data([0, UInt8(beat & 0xFF)]))
+            }
+        }
+    }
 }
