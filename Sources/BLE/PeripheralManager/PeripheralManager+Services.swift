@@ -23,8 +23,8 @@ extension PeripheralManager {
             handle: handle, service: service,
             path: PublishedService.child(Self.applicationPath, "service", handle.id))
         let includes = try includedPaths(service, among: services + [published])
-        if applicationRegistered { try await unregisterApplication() }
         do throws(BLEError) {
+            if applicationRegistered { try await unregisterApplication() }
             try export(published, includes: includes)
             services.append(published)
             try await registerApplication()
@@ -81,10 +81,18 @@ extension PeripheralManager {
     }
 
     func registerApplication() async throws(BLEError) {
-        _ = try await session.call(
-            adapterPath, BlueZInterface.gattManager1, BlueZMethod.registerApplication,
-            [.objectPath(Self.applicationPath), .dictionary(key: .string, value: .variant, [])],
-            timeout: options.callTimeout)
+        let arguments: [DBusValue] = [.objectPath(Self.applicationPath), .dictionary(key: .string, value: .variant, [])]
+        do throws(BLEError) {
+            _ = try await session.call(
+                adapterPath, BlueZInterface.gattManager1, BlueZMethod.registerApplication, arguments,
+                timeout: options.callTimeout)
+        } catch where error.code == .alreadyExists {
+            // An earlier registration whose answer was lost (cancelled, timed out): replace it.
+            try await unregisterApplication()
+            _ = try await session.call(
+                adapterPath, BlueZInterface.gattManager1, BlueZMethod.registerApplication, arguments,
+                timeout: options.callTimeout)
+        }
         applicationRegistered = true
     }
 
