@@ -8,7 +8,8 @@ import Testing
 @Suite("PeripheralManager: advertising")
 struct PeripheralManagerAdvertisingTests {
     static let full = Advertisement(
-        localName: "swift-ble", serviceUUIDs: ["180D"], solicitUUIDs: ["1812"], manufacturerData: [0x004C: Data([1, 2])],
+        localName: "swift-ble", serviceUUIDs: ["180D"], solicitUUIDs: ["1812"],
+        manufacturerData: [0x004C: Data([1, 2])],
         serviceData: ["180D": Data([9])], appearance: 0x0341, includes: [.txPower], isDiscoverable: true,
         discoverableTimeout: 30, duration: 2, timeout: 60, minInterval: .milliseconds(100),
         maxInterval: .milliseconds(200), secondaryChannel: .twoM)

@@ -15,7 +15,8 @@ extension SimulatorFixture {
         _ body: (SimulatorFixture, PeripheralManager) async throws -> Void
     ) async throws {
         try await run(profile: profile, options: simulatorOptions, peripherals: []) { fixture in
-            let manager = try await PeripheralManager(bus: .address(fixture.bus.address), adapter: "hci0", options: options)
+            let manager = try await PeripheralManager(
+                bus: .address(fixture.bus.address), adapter: "hci0", options: options)
             try await manager.waitUntilPoweredOn(timeout: .seconds(10))
             do {
                 try await body(fixture, manager)

@@ -18,13 +18,17 @@ struct PeripheralManagerModelTests {
         (.write, [.writeAuthenticationRequired], ["encrypt-authenticated-write"]),
         (.write, [.writeSecureConnectionsRequired, .authorizationRequired], ["secure-write", "authorize"]),
         ([.notify, .indicate, .broadcast], .readWrite, ["broadcast", "notify", "indicate"]),
-        ([.writeWithoutResponse, .reliableWrite, .writableAuxiliaries], .readWrite,
-         ["write-without-response", "reliable-write", "writable-auxiliaries"]),
+        (
+            [.writeWithoutResponse, .reliableWrite, .writableAuxiliaries], .readWrite,
+            ["write-without-response", "reliable-write", "writable-auxiliaries"]
+        ),
         (.authenticatedSignedWrites, .readWrite, ["authenticated-signed-writes"]),
     ]
 
     @Test(arguments: flagCases)
-    func characteristicFlags(_ properties: CharacteristicProperties, _ permissions: AttributePermissions, _ flags: [String]) {
+    func characteristicFlags(
+        _ properties: CharacteristicProperties, _ permissions: AttributePermissions, _ flags: [String]
+    ) {
         let characteristic = MutableCharacteristic(uuid: "2A00", properties: properties, permissions: permissions)
         #expect(characteristic.flags == flags)
         // Every flag is one bluetoothd knows: an unknown one would fail the whole registration.
@@ -83,7 +87,7 @@ struct PeripheralManagerModelTests {
     @Test("ATT errors: application codes outside 0x80–0x9F become Unlikely Error")
     func attErrors() {
         #expect(ATTError.application(0x85).code == 0x85)
-        #expect(ATTError.application(0x20) == .unlikelyError)
+        #expect(ATTError.application(0x20) == .unlikely)
         #expect(ATTError.invalidOffset.description == "ATT 0x07")
     }
 

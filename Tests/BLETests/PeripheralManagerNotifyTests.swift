@@ -49,7 +49,9 @@ struct PeripheralManagerNotifyTests {
         options.acquireNotify = false
         try await SimulatorFixture.withManager(options: options) { fixture, manager in
             try await manager.add(TestServices.heartRate)
-            #expect(fixture.simulator.registeredApplications.first?.services[0].characteristics[0].supportsAcquireNotify == false)
+            #expect(
+                fixture.simulator.registeredApplications.first?.services[0].characteristics[0].supportsAcquireNotify
+                    == false)
             let events = manager.events
             let notifications = fixture.simulator.notifications(for: "2A37")
             try await fixture.simulator.remoteSubscribe(to: "2A37")
@@ -62,7 +64,8 @@ struct PeripheralManagerNotifyTests {
             #expect(!notification.viaAcquiredSocket)
             // No central was named, so none can be chosen.
             let error = await bleError {
-                try await manager.updateValue(Data([2]), for: "2A37", onSubscribedCentrals: [try CentralID(address: Self.first)])
+                try await manager.updateValue(
+                    Data([2]), for: "2A37", onSubscribedCentrals: [try CentralID(address: Self.first)])
             }
             #expect(error?.code == .notFound)
             try await fixture.simulator.remoteUnsubscribe(from: "2A37")
@@ -196,7 +199,9 @@ struct PeripheralManagerNotifyTests {
             try await manager.add(TestServices.heartRate)
             #expect(await bleError { try await manager.updateValue(Data([1]), for: "2A99") }?.code == .notFound)
             #expect(await bleError { try await manager.updateValue(Data([1]), for: "2A38") }?.code == .notSupported)
-            #expect(await bleError { try await manager.updateValue(Data(count: 513), for: "2A37") }?.code == .invalidArguments)
+            #expect(
+                await bleError { try await manager.updateValue(Data(count: 513), for: "2A37") }?.code
+                    == .invalidArguments)
         }
     }
 

@@ -113,7 +113,7 @@ struct PeripheralManagerRequestTests {
                 (.readNotPermitted, false, 0x02), (.writeNotPermitted, true, 0x03), (.requestNotSupported, false, 0x06),
                 (.invalidOffset, true, 0x07), (.insufficientAuthorization, false, 0x08),
                 (.invalidAttributeValueLength, true, 0x0D), (.application(0x80), false, 0x80),
-                (.application(0x9F), true, 0x9F), (.insufficientEncryption, false, 0x0E), (.unlikelyError, true, 0x0E),
+                (.application(0x9F), true, 0x9F), (.insufficientEncryption, false, 0x0E), (.unlikely, true, 0x0E),
             ]
             for (error, isWrite, expected) in cases {
                 let outcome = remote { () throws(RemoteCentralError) in

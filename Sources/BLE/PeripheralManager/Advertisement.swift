@@ -102,7 +102,8 @@ public struct Advertisement: Sendable, Hashable {
         out.solicitUUIDs = solicitUUIDs.isEmpty ? nil : solicitUUIDs.map(\.uuidString)
         out.manufacturerData = manufacturerData.isEmpty ? nil : manufacturerData
         out.serviceData =
-            serviceData.isEmpty ? nil : Dictionary(uniqueKeysWithValues: serviceData.map { ($0.key.uuidString, $0.value) })
+            serviceData.isEmpty
+            ? nil : Dictionary(uniqueKeysWithValues: serviceData.map { ($0.key.uuidString, $0.value) })
         out.appearance = appearance
         out.txPower = txPower
         out.includes = includes.isEmpty ? nil : Include.allCases.filter(includes.contains).map(\.rawValue)

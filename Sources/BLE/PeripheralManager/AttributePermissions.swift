@@ -1,6 +1,7 @@
 /// Who may read and write a published attribute, as Core Bluetooth's `CBAttributePermissions`,
 /// with BlueZ's authenticated and Secure Connections levels.
 public struct AttributePermissions: OptionSet, Sendable, Hashable {
+    /// The bits.
     public let rawValue: UInt16
     /// Creates permissions from their bits.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
@@ -46,7 +47,9 @@ public struct AttributePermissions: OptionSet, Sendable, Hashable {
 
     /// Any read permission.
     var allowsRead: Bool {
-        !isDisjoint(with: [.readable, .readEncryptionRequired, .readAuthenticationRequired, .readSecureConnectionsRequired])
+        !isDisjoint(with: [
+            .readable, .readEncryptionRequired, .readAuthenticationRequired, .readSecureConnectionsRequired,
+        ])
     }
 
     /// Any write permission.

@@ -29,5 +29,6 @@ public struct CentralID: Sendable, Hashable, Comparable, CustomStringConvertible
     /// `hci0/AA:BB:CC:DD:EE:FF`
     public var description: String { "\(adapter)/\(address)" }
 
+    /// Orders by adapter, then address.
     public static func < (lhs: CentralID, rhs: CentralID) -> Bool { lhs.description < rhs.description }
 }

@@ -79,11 +79,11 @@ struct GattObjects {
         let options = try Signature("a{sv}")
         return [
             .deferred(BlueZMethod.readValue, in: options, out: try Signature("ay")) { [weak core] call, reply in
-                guard let core else { return reply.fail(ATTError.unlikelyError.reply) }
+                guard let core else { return reply.fail(ATTError.unlikely.reply) }
                 core.read(call, reply, at: path)
             },
             .deferred(BlueZMethod.writeValue, in: try Signature("aya{sv}")) { [weak core] call, reply in
-                guard let core else { return reply.fail(ATTError.unlikelyError.reply) }
+                guard let core else { return reply.fail(ATTError.unlikely.reply) }
                 core.write(call, reply, at: path)
             },
         ]

@@ -47,7 +47,7 @@ final class GattServerCore: Sendable {
     func read(_ call: DBusMessage, _ reply: MethodReply, at path: ObjectPath) {
         let options = RequestOptions(call.body.first)
         guard let attribute = attribute(at: path, remembering: options) else {
-            return reply.fail(ATTError.unlikelyError.reply)
+            return reply.fail(ATTError.unlikely.reply)
         }
         if let value = attribute.staticValue {
             guard Int(options.offset) <= value.count else { return reply.fail(ATTError.invalidOffset.reply) }
@@ -62,11 +62,11 @@ final class GattServerCore: Sendable {
     /// `WriteValue(ay, a{sv})`: always a request; a call without reply is a write command.
     func write(_ call: DBusMessage, _ reply: MethodReply, at path: ObjectPath) {
         guard call.body.count == 2, case .bytes(let value) = call.body[0] else {
-            return reply.fail(ATTError.unlikelyError.reply)
+            return reply.fail(ATTError.unlikely.reply)
         }
         let options = RequestOptions(call.body[1])
         guard let attribute = attribute(at: path, remembering: options) else {
-            return reply.fail(ATTError.unlikelyError.reply)
+            return reply.fail(ATTError.unlikely.reply)
         }
         guard attribute.staticValue == nil else { return reply.fail(ATTError.writeNotPermitted.reply) }
         let type = options.writeType(noReplyExpected: call.noReplyExpected)

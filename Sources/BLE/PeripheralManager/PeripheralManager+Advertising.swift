@@ -50,7 +50,7 @@ extension PeripheralManager {
                 [.objectPath(Self.advertisementPath), .dictionary(key: .string, value: .variant, [])],
                 timeout: options.callTimeout)
             advertisement = data
-        } catch where error.dbusErrorName == BlueZErrorName.failed {
+        } catch  where error.dbusErrorName == BlueZErrorName.failed {
             // "Failed to parse advertisement." and kernel refusals (e.g. too long for 31 bytes).
             throw BLEError(.invalidArguments, message: error.message, dbusErrorName: error.dbusErrorName)
         }
@@ -65,7 +65,7 @@ extension PeripheralManager {
             _ = try await session.call(
                 adapterPath, BlueZInterface.leAdvertisingManager1, BlueZMethod.unregisterAdvertisement,
                 [.objectPath(Self.advertisementPath)], timeout: options.callTimeout)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             // Released or forgotten by bluetoothd already.
         }
     }
@@ -110,10 +110,13 @@ enum AdvertisementCheck {
         if data.kind == .broadcast && data.isDiscoverable == true {
             throw refuse("a broadcast advertisement cannot be discoverable")
         }
-        if let discoverable = data.discoverableTimeout, let timeout = data.timeout, timeout > 0, discoverable > timeout {
+        if let discoverable = data.discoverableTimeout, let timeout = data.timeout, timeout > 0, discoverable > timeout
+        {
             throw refuse("the discoverable timeout exceeds the timeout")
         }
-        if let txPower = data.txPower, !(-127...20).contains(txPower) { throw refuse("TX power is outside -127…20 dBm") }
+        if let txPower = data.txPower, !(-127...20).contains(txPower) {
+            throw refuse("TX power is outside -127…20 dBm")
+        }
         let intervals = [data.properties.minInterval, data.properties.maxInterval].compactMap { $0 }
         // Milliseconds become 0.625 ms units that must lie in 0x20…0xFFFFFF.
         guard intervals.allSatisfy({ (0x20...0xFF_FFFF).contains(UInt64($0) * 8 / 5) }) else {

@@ -81,12 +81,14 @@ extension PeripheralManager {
     }
 
     func registerApplication() async throws(BLEError) {
-        let arguments: [DBusValue] = [.objectPath(Self.applicationPath), .dictionary(key: .string, value: .variant, [])]
+        let arguments: [DBusValue] = [
+            .objectPath(Self.applicationPath), .dictionary(key: .string, value: .variant, []),
+        ]
         do throws(BLEError) {
             _ = try await session.call(
                 adapterPath, BlueZInterface.gattManager1, BlueZMethod.registerApplication, arguments,
                 timeout: options.callTimeout)
-        } catch where error.code == .alreadyExists {
+        } catch  where error.code == .alreadyExists {
             // An earlier registration whose answer was lost (cancelled, timed out): replace it.
             try await unregisterApplication()
             _ = try await session.call(
@@ -102,7 +104,7 @@ extension PeripheralManager {
             _ = try await session.call(
                 adapterPath, BlueZInterface.gattManager1, BlueZMethod.unregisterApplication,
                 [.objectPath(Self.applicationPath)], timeout: options.callTimeout)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             // bluetoothd no longer had it (it restarted, or dropped it): the goal is reached.
         }
     }

@@ -3,7 +3,7 @@ public struct PeripheralManagerOptions: Sendable {
     /// Deadline of each call to bluetoothd (register, unregister, advertise): 25 s, libdbus's default.
     public var callTimeout: Duration = .seconds(25)
     /// How long a request waits for the app's answer before the manager answers it with
-    /// ``ATTError/unlikelyError``: 4.5 s, just under bluetoothd's own 5 s deadline
+    /// ``ATTError/unlikely``: 4.5 s, just under bluetoothd's own 5 s deadline
     /// (`ATTRIBUTE_TIMEOUT`), so the central gets a defined error and a late answer is ignored.
     public var requestTimeout: Duration = .milliseconds(4500)
     /// Requests ``PeripheralManager/requests`` holds for a slow app; a request that does not

@@ -20,7 +20,7 @@ public enum WriteRequestType: Sendable, Hashable {
 /// ``respond(with:)-(ATTError)`` with an ATT error.
 ///
 /// Only the first answer counts. A request left unanswered is answered with
-/// ``ATTError/unlikelyError`` after ``PeripheralManagerOptions/requestTimeout`` (4.5 s by
+/// ``ATTError/unlikely`` after ``PeripheralManagerOptions/requestTimeout`` (4.5 s by
 /// default), just before bluetoothd's own 5 s deadline would send the central the same error.
 public final class PeripheralRequest: Sendable, CustomStringConvertible {
     /// A read or a write.
@@ -97,12 +97,12 @@ public final class PeripheralRequest: Sendable, CustomStringConvertible {
         return "\(verb) \(target) from \(central?.description ?? "?") offset \(offset)"
     }
 
-    /// Answers with ``ATTError/unlikelyError`` after `timeout` unless answered before.
+    /// Answers with ``ATTError/unlikely`` after `timeout` unless answered before.
     func arm(timeout: Duration) {
         guard reply != nil else { return }
         let task = Task { [weak self] in
             do { try await Task.sleep(for: timeout) } catch { return }
-            self?.respond(with: .unlikelyError)
+            self?.respond(with: .unlikely)
         }
         timer.withLock { $0 = task }
     }

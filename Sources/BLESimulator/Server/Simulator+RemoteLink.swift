@@ -41,7 +41,8 @@ extension Daemon {
                     where record.subscriptions[characteristic.path]?[central] != nil {
                         targets.append(
                             ServerTarget(
-                                key: key, adapterPath: state.adapters[key.adapter].path, characteristic: characteristic))
+                                key: key, adapterPath: state.adapters[key.adapter].path, characteristic: characteristic)
+                        )
                     }
                 }
             }
