@@ -168,3 +168,39 @@ struct PeripheralManagerPublishTests {
         }
     }
 }
+
+/// The scoped helper: whatever ends the scope, the registrations are taken back over the bus.
+@Suite("PeripheralManager: scoped use")
+struct PeripheralManagerScopeTests {
+    @Test("Cancelling the task of withPeripheralManager unregisters the services and the advertisement")
+    func cancellationUnregisters() async throws {
+        try await SimulatorFixture.run(peripherals: []) { fixture in
+            let log = LogRecorder()
+            var options = PeripheralManagerOptions()
+            options.logger = log.logger
+            let simulator = fixture.simulator
+            let published = AsyncStream<Void>.makeStream()
+            let address = fixture.bus.address
+            let scope = Task {
+                try await withPeripheralManager(bus: .address(address), adapter: "hci0", options: options) {
+                    manager throws(BLEError) in
+                    try await manager.waitUntilPoweredOn(timeout: .seconds(5))
+                    try await manager.add(TestServices.battery)
+                    try await manager.startAdvertising(Advertisement(localName: "scoped"))
+                    published.continuation.yield()
+                    try? await Task.sleep(for: .seconds(60))
+                }
+            }
+            for await _ in published.stream { break }
+            #expect(simulator.registeredApplications.count == 1)
+            #expect(simulator.advertisements.count == 1)
+            scope.cancel()
+            try await scope.value
+            #expect(simulator.registeredApplications.isEmpty)
+            #expect(simulator.advertisements.isEmpty)
+            // Sent by the manager, not inferred by bluetoothd from the connection closing.
+            #expect(log.count("UnregisterApplication -> ", suffix: true) == 1)
+            #expect(log.count("UnregisterAdvertisement -> ", suffix: true) == 1)
+        }
+    }
+}

@@ -110,9 +110,17 @@ public actor PeripheralManager {
     }
 
     /// Unpublishes everything, stops advertising, and closes the bus connection; ``requests``
-    /// and ``events`` end. Each call to bluetoothd has ``PeripheralManagerOptions/callTimeout``;
-    /// when one fails, leaving the bus still makes bluetoothd drop the registrations.
+    /// and ``events`` end. Each call to bluetoothd has ``PeripheralManagerOptions/callTimeout``
+    /// and is made even when the calling task is cancelled; when one fails, leaving the bus
+    /// still makes bluetoothd drop the registrations.
     public func close() async {
+        let teardown = Task(executorPreference: session.connection.executor) {
+            await self.tearDown()
+        }
+        await teardown.value
+    }
+
+    private func tearDown() async {
         follower?.cancel()
         follower = nil
         if advertisement != nil { try? await stopAdvertising() }
