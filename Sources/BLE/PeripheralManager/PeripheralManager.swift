@@ -7,28 +7,37 @@ import Foundation
 ///
 /// ```swift
 /// import BLE
+/// import Foundation
 ///
 /// let manager = try await PeripheralManager()              // system bus, default adapter
 /// try await manager.waitUntilPoweredOn(timeout: .seconds(5))
+/// let events = manager.events                              // subscribe before publishing
 /// try await manager.add(
-///     MutableService(uuid: "180D", characteristics: [
-///         MutableCharacteristic(uuid: "2A37", properties: [.notify]),
-///         MutableCharacteristic(uuid: "2A38", properties: [.read], value: Data([0x01])),   // static
-///         MutableCharacteristic(uuid: "2A39", properties: [.write]),
-///     ]))
+///     MutableService(
+///         uuid: "180D",
+///         characteristics: [
+///             MutableCharacteristic(uuid: "2A37", properties: [.notify]),
+///             MutableCharacteristic(uuid: "2A38", properties: [.read], value: Data([0x01])),  // static
+///             MutableCharacteristic(uuid: "2A39", properties: [.write]),
+///         ]))
 /// try await manager.startAdvertising(Advertisement(localName: "HRM", serviceUUIDs: ["180D"]))
 ///
-/// Task {
-///     for await request in manager.requests {                   // reads and writes of centrals
-///         if request.kind == .write, request.value.first == 1 { request.respond() }
-///         else { request.respond(with: .writeNotPermitted) }
+/// let answering = Task {
+///     for await request in manager.requests {              // reads and writes of centrals
+///         if request.kind == .write, request.value == Data([0x01]) {
+///             request.respond()
+///         } else {
+///             request.respond(with: .writeNotPermitted)
+///         }
 ///     }
 /// }
-/// for await event in manager.events {
-///     if case .subscribed(characteristic: "2A37", _) = event {
-///         try await manager.updateValue(Data([0x00, 72]), for: "2A37")   // waits while the channel is full
-///     }
+/// for await event in events {
+///     guard case .subscribed(characteristic: "2A37", _) = event else { continue }
+///     try await manager.updateValue(Data([0x00, 72]), for: "2A37")   // waits while the channel is full
+///     break
 /// }
+/// await manager.close()                                    // unregisters; requests end
+/// await answering.value
 /// ```
 ///
 /// The manager runs on its bus connection's I/O thread (its actor executor). bluetoothd's
