@@ -71,6 +71,13 @@ struct PeripheralManagerNotifyTests {
             try await fixture.simulator.remoteUnsubscribe(from: "2A37")
             #expect(try await nextEvent(events, Self.isUnsubscribed) != nil)
             #expect(await !manager.isNotifying("2A37"))
+            // A subscribed central disconnecting: bluetoothd calls StopNotify for the last one.
+            try await fixture.simulator.remoteSubscribe(to: "2A37", central: Self.second)
+            _ = try await nextEvent(events, Self.isSubscribed)
+            #expect(await manager.isNotifying("2A37"))
+            #expect(try await fixture.simulator.remoteDisconnect(central: Self.second) == 1)
+            #expect(try await nextEvent(events, Self.isUnsubscribed) != nil)
+            #expect(await !manager.isNotifying("2A37"))
         }
     }
 

@@ -156,9 +156,15 @@ struct PeripheralManagerPublishTests {
             try await manager.add(TestServices.heartRate)
             try await manager.startAdvertising(Advertisement(localName: "swift-ble"))
             let events = manager.events
+            try await fixture.simulator.remoteSubscribe(to: "2A37")
+            _ = try await nextEvent(events) { if case .subscribed = $0 { true } else { false } }
             try await fixture.simulator.restartDaemon(downtime: .milliseconds(100))
+            // The subscription died with bluetoothd.
+            let unsubscribed = try await nextEvent(events) { if case .unsubscribed = $0 { true } else { false } }
+            #expect(unsubscribed != nil)
             let event = try await nextEvent(events) { if case .republished = $0 { true } else { false } }
             #expect(event != nil)
+            #expect(await !manager.isNotifying("2A37"))
             #expect(fixture.simulator.registeredApplications.first?.services.count == 1)
             #expect(fixture.simulator.advertisements.first?.localName == "swift-ble")
             #expect(await manager.state == .poweredOn)

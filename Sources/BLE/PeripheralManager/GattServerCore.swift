@@ -163,17 +163,22 @@ final class GattServerCore: Sendable {
         events.yield(.indicationConfirmed(characteristic: uuid))
     }
 
-    /// Forgets every subscription (bluetoothd left, or the services went): channels close.
+    /// Forgets every subscription (bluetoothd left, or the services went): channels close,
+    /// and each characteristic that had subscribers reports ``PeripheralManagerEvent/unsubscribed(characteristic:central:)``.
     func dropSubscriptions(at paths: [ObjectPath]? = nil) {
-        let channels = state.withLock { state -> [NotifyChannel] in
-            var closed: [NotifyChannel] = []
+        let (channels, ended) = state.withLock { state -> ([NotifyChannel], [(BluetoothUUID, CentralID?)]) in
+            var channels: [NotifyChannel] = []
+            var ended: [(BluetoothUUID, CentralID?)] = []
             for path in paths ?? Array(state.notify.keys) {
-                if let channel = state.notify[path]?.channel { closed.append(channel) }
+                guard let notify = state.notify[path] else { continue }
+                if let channel = notify.channel { channels.append(channel) }
+                if notify.notifying { ended.append((notify.uuid, notify.channel?.central)) }
                 state.notify[path]?.channel = nil
                 state.notify[path]?.notifying = false
             }
-            return closed
+            return (channels, ended)
         }
         for channel in channels { channel.close() }
+        for (uuid, central) in ended { events.yield(.unsubscribed(characteristic: uuid, central: central)) }
     }
 }

@@ -57,8 +57,10 @@ public actor PeripheralManager {
     nonisolated let stateBroadcast = Broadcast(ManagerState.unknown)
     nonisolated let eventBroadcast = EventBroadcast<PeripheralManagerEvent>()
     nonisolated let core: GattServerCore
-    /// The reads and writes of remote centrals, in arrival order, for one consumer. Holds
-    /// ``PeripheralManagerOptions/requestBufferSize`` requests; ends at ``close()``.
+    /// The reads and writes of remote centrals, in arrival order, for one consumer: iterate it
+    /// once (ending that iteration, by `break` or cancellation, ends the stream; later requests
+    /// are then refused). Holds ``PeripheralManagerOptions/requestBufferSize`` requests; ends
+    /// at ``close()``.
     public nonisolated let requests: AsyncStream<PeripheralRequest>
 
     var services: [PublishedService] = []
