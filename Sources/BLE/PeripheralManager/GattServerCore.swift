@@ -146,15 +146,18 @@ final class GattServerCore: Sendable {
 
     /// bluetoothd hung up the channel: the last subscriber left or disconnected.
     private func channelClosed(at path: ObjectPath, token: Int) {
-        let closed = state.withLock { state -> (BluetoothUUID, CentralID?)? in
+        let closed = state.withLock { state -> (BluetoothUUID, NotifyChannel)? in
             guard let notify = state.notify[path], notify.channelToken == token, let channel = notify.channel else {
                 return nil
             }
             state.notify[path]?.channel = nil
             state.notify[path]?.notifying = false
-            return (notify.uuid, channel.central)
+            return (notify.uuid, channel)
         }
-        if let (uuid, central) = closed { events.yield(.unsubscribed(characteristic: uuid, central: central)) }
+        guard let (uuid, channel) = closed else { return }
+        // Stops a pending readiness watch before the descriptor goes.
+        channel.close()
+        events.yield(.unsubscribed(characteristic: uuid, central: channel.central))
     }
 
     /// `Confirm()` (no reply expected): a central confirmed an indication.
