@@ -112,6 +112,10 @@ struct PeripheralManagerPublishTests {
             for await _ in states {}
             ended = true
             #expect(ended)
+            // A closed manager fails fast with a typed error instead of waiting.
+            let error = await bleError { try await manager.add(TestServices.battery) }
+            #expect(error?.code == .bluetoothUnavailable)
+            await manager.close()
         }
     }
 
