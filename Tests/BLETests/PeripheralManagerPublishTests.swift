@@ -214,3 +214,30 @@ struct PeripheralManagerScopeTests {
         }
     }
 }
+
+/// The manager's adapter state, derived as the central's.
+@Suite("PeripheralManager: state")
+struct PeripheralManagerStateTests {
+    @Test("states follows the adapter: poweredOff and back to poweredOn")
+    func followsPower() async throws {
+        try await SimulatorFixture.withManager { fixture, manager in
+            #expect(await manager.state == .poweredOn)
+            let states = manager.states
+            fixture.simulator.setPowered(false)
+            #expect(try await first(states, where: { $0 == .poweredOff }) == .poweredOff)
+            fixture.simulator.setPowered(true)
+            try await manager.waitUntilPoweredOn(timeout: .seconds(5))
+            #expect(await manager.state == .poweredOn)
+        }
+    }
+
+    @Test("An adapter name that is not one is invalidArguments")
+    func badAdapter() async throws {
+        try await SimulatorFixture.run(peripherals: []) { fixture in
+            let error = await bleError {
+                try await PeripheralManager(bus: .address(fixture.bus.address), adapter: "wlan0")
+            }
+            #expect(error?.code == .invalidArguments)
+        }
+    }
+}
