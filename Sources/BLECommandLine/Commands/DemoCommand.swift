@@ -1,53 +1,37 @@
 import BLE
 import BLESimulator
-import BlueZ
-import DBus
 import DBusTestSupport
 import Foundation
 
 /// `ble demo`: the SDK's main path, narrated, on a simulated heart-rate monitor (or on a real
 /// adapter with `--real`).
 enum DemoCommand {
-    static let usage = """
-        usage: ble demo [--real] [--bus ADDRESS] [--adapter hciN] [--count N]
-          --real      use the system's bluetoothd and a real heart-rate monitor nearby
-          --bus       use the bluetoothd (or simulator) on this bus address
-          --adapter   the adapter to use (default: the first)
-          --count     heart-rate notifications to show (default 5)
-        """
+    static let spec = CommandSpec(
+        name: "demo",
+        summary: "walk through scan → connect → discover → read → subscribe → write → disconnect, narrated",
+        options: CommonOptions.placement + [
+            .init("--real", "use the system's bluetoothd and a real heart-rate monitor nearby"),
+            .init("--count", value: "N", "heart-rate notifications to show (default 5)"),
+        ],
+        details: """
+            Without --real or --bus it starts the embedded BlueZ simulator on a private bus, even when a
+            real adapter is reachable (it says so): the radio is used only when asked.
+            """)
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        var real = false
-        var busAddress: String?
-        var adapter: String?
-        var count = 5
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--real": real = true
-            case "--bus": busAddress = iterator.next()
-            case "--adapter": adapter = iterator.next()
-            case "--count": count = Int(iterator.next() ?? "") ?? count
-            case "-h", "--help":
-                print(usage)
-                return ExitCode.success
-            default:
-                Terminal.error("unknown option \(argument)\n\(usage)")
-                return ExitCode.usage
-            }
-        }
-        let bus: BLE.Bus
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let common = try CommonOptions(arguments)
+        let count = try arguments.integer("--count", in: 1...1000) ?? 5
+        let real = arguments.flag("--real")
+        var bus = common.bus
         var privateBus: TestBus?
         var simulator: Simulator?
-        if let busAddress {
-            bus = .address(busAddress)
-        } else if real {
-            bus = .system
-        } else {
-            if await realBluetoothReachable() {
-                Terminal.step("bluetoothd is running on this machine; the demo uses a simulator anyway (add --real to use the radio)")
+        if arguments.value("--bus") == nil && !real {
+            if let adapters = await realAdapters(), !adapters.isEmpty {
+                Terminal.step(
+                    "a real adapter is reachable (\(adapters.joined(separator: ", "))); "
+                        + "the demo uses the simulator anyway (add --real to use the radio)")
             } else {
-                Terminal.step("no bluetoothd reachable: starting the embedded BlueZ simulator on a private bus")
+                Terminal.step("no Bluetooth adapter reachable: starting the embedded BlueZ simulator on a private bus")
             }
             do {
                 let testBus = try TestBus()
@@ -57,64 +41,69 @@ enum DemoCommand {
                 bus = .address(testBus.address)
                 Terminal.detail(Terminal.dim("bus \(testBus.address)"))
             } catch {
-                Terminal.error("cannot start the simulator: \(error)")
-                return ExitCode.failure
+                privateBus?.stop()
+                throw BLETool.Failure(description: "cannot start the simulator: \(error)", status: ExitCode.failure)
             }
         }
         defer {
             simulator?.stop()
             privateBus?.stop()
         }
-        do {
-            try await walkThrough(bus: bus, adapter: adapter, count: count)
-            return ExitCode.success
-        } catch {
-            Terminal.error(error.description)
-            switch error.code {
-            case .bluetoothUnavailable, .poweredOff, .unsupported: return ExitCode.bluetoothUnavailable
-            case .notFound: return ExitCode.notFound
-            case .timeout: return ExitCode.timeout
-            default: return ExitCode.failure
-            }
-        }
+        var options = common
+        options.bus = bus
+        try await walkThrough(options, count: count)
+        return ExitCode.success
     }
 
-    private static func realBluetoothReachable() async -> Bool {
-        guard let connection = try? await Connection(bus: .system) else { return false }
-        defer { connection.close() }
-        return (try? await connection.nameOwner(of: BlueZService.busName)) != nil
-    }
-
-    private static func walkThrough(bus: BLE.Bus, adapter: String?, count: Int) async throws(BLEError) {
-        let heartRate = BluetoothUUID("180D")
-        let central = try await Central(bus: bus, adapter: adapter)
+    /// The adapters of a bluetoothd on the system bus; nil when there is none to ask.
+    private static func realAdapters() async -> [String]? {
+        guard let central = try? await Central(bus: .system) else { return nil }
         defer { Task { await central.close() } }
-        Terminal.step("central on \(central.adapterName): \(await central.state)")
-        try await central.waitUntilPoweredOn(timeout: .seconds(10))
+        return await central.adapters()
+    }
 
-        Terminal.step("scanning for \(heartRate.name ?? "") (\(heartRate)) …")
-        var found: Discovery?
-        for try await discovery in central.scan(services: [heartRate]) {
-            found = discovery
-            break
+    private static func walkThrough(_ options: CommonOptions, count: Int) async throws {
+        let heartRate = BluetoothUUID("180D")
+        let session = try await CentralSession.open(options)
+        let central = session.central
+        defer { Task { await session.close() } }
+        Terminal.step("central on \(central.adapterName): \(await central.state)")
+
+        Terminal.step("scanning for \(Describe.uuid(heartRate)) …")
+        let scan = central.scan(services: [heartRate])
+        let found = try await Progress.run("scanning") { () throws(BLEError) -> Discovery? in
+            try await Deadline.run(options.timeout) { () throws(BLEError) -> Discovery? in
+                for try await discovery in scan { return discovery }
+                return nil
+            }
         }
         guard let discovery = found else { throw BLEError(.notFound, message: "no heart-rate monitor found") }
         Terminal.detail(
             "found \(Terminal.bold(discovery.name ?? "unnamed")) \(discovery.id.address), RSSI \(discovery.rssi) dBm, "
-                + "services \(discovery.advertisement.serviceUUIDs.map(describe).joined(separator: ", "))")
+                + "services \(discovery.advertisement.serviceUUIDs.map(Describe.uuid).joined(separator: ", "))")
 
         Terminal.step("connecting …")
         let started = ContinuousClock.now
-        let peripheral = try await central.connect(discovery.id, timeout: .seconds(15))
-        let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        Terminal.detail("connected and resolved in \(String(format: "%.1f", milliseconds)) ms")
+        let peripheral = try await session.connect(discovery.id)
+        Terminal.detail("connected and resolved in \(Describe.milliseconds(ContinuousClock.now - started))")
+        do {
+            try await exercise(peripheral, count: count)
+        } catch {
+            await session.disconnect(peripheral)
+            throw error
+        }
+        try await peripheral.disconnect()
+        Terminal.step("disconnected. That is the whole path: scan → connect → discover → read → subscribe → write.")
+    }
 
+    /// Discover, read, subscribe, write: the part that needs the link.
+    private static func exercise(_ peripheral: Peripheral, count: Int) async throws {
+        let heartRate = BluetoothUUID("180D")
         Terminal.step("discovering services")
         for service in try await peripheral.discoverServices() {
-            Terminal.detail("service \(describe(service.uuid))")
+            Terminal.detail("service \(Describe.uuid(service.uuid))")
             for characteristic in service.characteristics {
-                Terminal.detail("  characteristic \(describe(characteristic.uuid)) [\(characteristic.properties)]")
+                Terminal.detail("  characteristic \(Describe.uuid(characteristic.uuid)) [\(characteristic.properties)]")
             }
         }
 
@@ -122,27 +111,21 @@ enum DemoCommand {
         let value = try await location.read()
         let places = ["other", "chest", "wrist", "finger", "hand", "ear lobe", "foot"]
         let place = value.first.map { Int($0) < places.count ? places[Int($0)] : "unknown" } ?? "unknown"
-        Terminal.step("read Body Sensor Location: \(value.map { String(format: "%02x", $0) }.joined()) (\(place))")
+        Terminal.step("read Body Sensor Location: \(ValueFormat.hex(value)) (\(place))")
 
         let measurement = try await peripheral.characteristic(BluetoothUUID("2A37"), in: heartRate)
         Terminal.step("subscribing to Heart Rate Measurement: \(count) live values")
         var received = 0
         for await bytes in try await measurement.subscribe() {
             received += 1
-            Terminal.detail("♥ \(heartRateValue(bytes)) bpm")
+            Terminal.detail("♥ \(heartRateValue(bytes)) bpm  \(Terminal.dim(Describe.time(Date())))")
             if received >= count { break }
         }
+        if received < count { throw BLEError(.cancelled, message: "interrupted") }
 
         let control = try await peripheral.characteristic(BluetoothUUID("2A39"), in: heartRate)
         try await control.write(Data([0x01]), type: .withResponse)
         Terminal.step("wrote 01 to Heart Rate Control Point (reset energy expended)")
-
-        try await peripheral.disconnect()
-        Terminal.step("disconnected. That is the whole path: scan → connect → discover → read → subscribe → write.")
-    }
-
-    private static func describe(_ uuid: BluetoothUUID) -> String {
-        uuid.name.map { "\($0) (\(uuid))" } ?? uuid.description
     }
 
     /// Heart Rate Measurement: flags, then the value as UInt8 or UInt16 (bit 0 of the flags).
