@@ -34,7 +34,8 @@ public enum BLETool {
             return ExitCode.success
         }
         guard let command = commands.first(where: { $0.spec.name == name }) else {
-            Terminal.error("unknown command \"\(name)\"; commands: \(commands.map(\.spec.name).joined(separator: ", "))")
+            Terminal.error(
+                "unknown command \"\(name)\"; commands: \(commands.map(\.spec.name).joined(separator: ", "))")
             return ExitCode.usage
         }
         return await run(command.spec, Array(arguments.dropFirst()), command.run)

@@ -11,7 +11,8 @@ struct CommonOptions: Sendable {
 
     static let busOption = CommandSpec.Option(
         "--bus", value: "ADDRESS", "bluetoothd's D-Bus address (default: the system bus, or $DBUS_SYSTEM_BUS_ADDRESS)")
-    static let adapterOption = CommandSpec.Option("--adapter", value: "NAME", "the adapter to use, e.g. hci1 (default: the first)")
+    static let adapterOption = CommandSpec.Option(
+        "--adapter", value: "NAME", "the adapter to use, e.g. hci1 (default: the first)")
     static let timeoutOption = CommandSpec.Option(
         "--timeout", value: "SECONDS", "how long to look for and connect to the device (default 15)")
 
@@ -38,6 +39,7 @@ struct CommonOptions: Sendable {
 
     /// `hci` followed by digits.
     static func isAdapterName(_ text: String) -> Bool {
-        text.hasPrefix("hci") && text.count > 3 && text.dropFirst(3).allSatisfy(\.isASCII) && Int(text.dropFirst(3)) != nil
+        text.hasPrefix("hci") && text.count > 3 && text.dropFirst(3).allSatisfy(\.isASCII)
+            && Int(text.dropFirst(3)) != nil
     }
 }

@@ -99,7 +99,8 @@ public struct ParsedArguments: Sendable, Equatable {
     public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("\(name) wants a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            throw UsageError(
+                "\(name) wants a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
         }
         return number
     }

@@ -153,7 +153,8 @@ enum DemoPeripheral {
                         VirtualCharacteristic(uuid: "2A39", flags: ["write"], value: [0x00]),
                     ]),
                 VirtualService(
-                    uuid: "180F", characteristics: [VirtualCharacteristic(uuid: "2A19", flags: ["read", "notify"], value: [87])]),
+                    uuid: "180F",
+                    characteristics: [VirtualCharacteristic(uuid: "2A19", flags: ["read", "notify"], value: [87])]),
             ])
         peripheral.serviceUUIDs = ["180D"]
         peripheral.rssi = -58
@@ -161,7 +162,9 @@ enum DemoPeripheral {
         peripheral.txPower = 4
         peripheral.manufacturerData = [0x006B: HexData(Data([0x02, 0xC2]))]
         peripheral.services[0].characteristics[0].notifyIntervalMs = 250
-        let beats: [[UInt8]] = [[0x00, 0x48], [0x00, 0x4A], [0x00, 0x4C], [0x00, 0x4B], [0x00, 0x49], [0x00, 0x47]]
+        let beats: [[UInt8]] = [
+            [0x00, 0x48], [0x00, 0x4A], [0x00, 0x4C], [0x00, 0x4B], [0x00, 0x49], [0x00, 0x47],
+        ]
         peripheral.services[0].characteristics[0].notifyValues = beats.map { HexData(Data($0)) }
         return peripheral
     }

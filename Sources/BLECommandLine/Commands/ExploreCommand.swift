@@ -45,7 +45,8 @@ enum ExploreCommand {
             var text = "\(inner)\(index == characteristic.descriptors.count - 1 ? "└─" : "├─") "
             text += Terminal.dim("descriptor ") + Describe.uuid(descriptor.uuid)
             if readValues {
-                text += "  " + (try await readOutcome { () throws(BLEError) in try await characteristic.read(descriptor) })
+                text +=
+                    "  " + (try await readOutcome { () throws(BLEError) in try await characteristic.read(descriptor) })
             }
             Terminal.line(text)
         }
@@ -55,7 +56,7 @@ enum ExploreCommand {
     private static func readOutcome(_ read: () async throws(BLEError) -> Data) async throws(BLEError) -> String {
         do {
             return "= " + Describe.value(try await read())
-        } catch where [.disconnected, .notConnected, .cancelled, .bluetoothUnavailable].contains(error.code) {
+        } catch  where [.disconnected, .notConnected, .cancelled, .bluetoothUnavailable].contains(error.code) {
             throw error
         } catch {
             return Terminal.yellow("! \(error.code): \(error.message)")

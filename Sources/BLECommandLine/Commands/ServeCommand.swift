@@ -42,7 +42,9 @@ enum ServeCommand {
     /// The spec as a tree, as `ble explore` would show the served peripheral.
     static func print(_ spec: PeripheralSpec) {
         let advertised = spec.advertisement.services.map(Describe.uuid).joined(separator: ", ")
-        Terminal.line("\(Terminal.bold(spec.name ?? "(no name)"))  advertising: \(advertised.isEmpty ? "no services" : advertised)")
+        Terminal.line(
+            "\(Terminal.bold(spec.name ?? "(no name)"))  advertising: \(advertised.isEmpty ? "no services" : advertised)"
+        )
         for (company, data) in spec.advertisement.manufacturerData.sorted(by: { $0.key < $1.key }) {
             Terminal.line("   manufacturer data \(Describe.manufacturer(company, data))")
         }

@@ -12,7 +12,9 @@ public enum SimCommand {
         options: [
             .init("--scenario", value: "FILE", "required: peripherals and timing (see Scenarios/README.md)"),
             .init("--bus", value: "ADDRESS", "join this bus instead of starting a private dbus-daemon"),
-            .init("--profile", value: "VERSION", "the bluetoothd release to imitate: 5.66 or 5.87 (overrides the scenario's)"),
+            .init(
+                "--profile", value: "VERSION",
+                "the bluetoothd release to imitate: 5.66 or 5.87 (overrides the scenario's)"),
         ],
         details: """
             Other processes drive it through org.swiftble.Simulator1 on /org/swiftble/Simulator, owned by
@@ -59,7 +61,8 @@ public enum SimCommand {
         defer { simulator.stop() }
         // Whoever started us waits for this line.
         Terminal.line("DBUS_SYSTEM_BUS_ADDRESS=\(address)")
-        Terminal.note("\(tool): bluetoothd \(profile.version) simulated with \(scenario.peripherals.count) peripheral(s)")
+        Terminal.note(
+            "\(tool): bluetoothd \(profile.version) simulated with \(scenario.peripherals.count) peripheral(s)")
         let control = SimulatorControlInterface.self
         Terminal.note("\(tool): control \(control.interface) at \(control.objectPath) on \(control.busName)")
         await Interruption.wait()

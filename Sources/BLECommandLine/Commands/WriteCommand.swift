@@ -34,7 +34,8 @@ enum WriteCommand {
             try await characteristic.write(value, type: type)
             let bytes = value.count == 1 ? "1 byte" : "\(value.count) bytes"
             Terminal.line(
-                "wrote \(ValueFormat.hex(value)) (\(bytes), \(name(of: type))) to \(Describe.uuid(characteristic.uuid))")
+                "wrote \(ValueFormat.hex(value)) (\(bytes), \(name(of: type))) to \(Describe.uuid(characteristic.uuid))"
+            )
             return ExitCode.success
         }
     }

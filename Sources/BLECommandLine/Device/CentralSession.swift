@@ -33,7 +33,8 @@ struct CentralSession {
             throw BLEError(.unsupported, message: "no adapter \(central.adapterName) (\(known))")
         case .poweredOff:
             throw BLEError(
-                .poweredOff, message: "adapter \(central.adapterName) is off (bluetoothctl power on, or rfkill unblock)")
+                .poweredOff, message: "adapter \(central.adapterName) is off (bluetoothctl power on, or rfkill unblock)"
+            )
         case .unauthorized:
             throw BLEError(.unauthorized, message: "the D-Bus policy on \(place) does not let this user use bluetoothd")
         default:
@@ -94,7 +95,7 @@ struct CentralSession {
             return try await Progress.run("connecting to \(id.address)") { () throws(BLEError) in
                 try await central.connect(id, timeout: timeout)
             }
-        } catch where error.code == .timeout {
+        } catch  where error.code == .timeout {
             let known = await central.knownPeripherals().contains { $0.id == id }
             guard known else {
                 throw BLEError(.notFound, message: "no device \(id.address) seen within \(Describe.seconds(timeout))")

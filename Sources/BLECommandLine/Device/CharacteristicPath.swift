@@ -6,7 +6,9 @@ import BLE
 public struct CharacteristicPath: Sendable, Equatable {
     /// One part: a UUID, or a SIG name in any case, with spaces, dashes or underscores.
     public enum Part: Sendable, Equatable, CustomStringConvertible {
+        /// A UUID in any of its forms.
         case uuid(BluetoothUUID)
+        /// A SIG name, lower-cased, letters and digits only (`heartratemeasurement`).
         case name(String)
 
         init(_ text: String) {

@@ -38,7 +38,10 @@ struct LiveScanTable {
         let size = Terminal.size() ?? (columns: 100, rows: 30)
         let elapsed = Describe.seconds(ContinuousClock.now - started)
         let count = order.count == 1 ? "1 device" : "\(order.count) devices"
-        let status = final ? "scanned \(elapsed) on \(adapter): \(count)" : "scanning on \(adapter) · \(count) · \(elapsed) · Ctrl-C to stop"
+        let status =
+            final
+            ? "scanned \(elapsed) on \(adapter): \(count)"
+            : "scanning on \(adapter) · \(count) · \(elapsed) · Ctrl-C to stop"
         let lines = Self.lines(
             rows: order.compactMap { rows[$0] }, status: status, columns: size.columns,
             maximumRows: max(1, size.rows - 4))

@@ -16,7 +16,8 @@ extension PeripheralSpec: Decodable {
         services = try c.decodeIfPresent([ServiceSpec].self, forKey: .services) ?? []
         if services.isEmpty { throw SpecError(path: "services", message: "at least one service is needed") }
         let primaries = services.filter(\.primary).map(\.uuid)
-        advertisement = try c.decodeIfPresent(AdvertisementSpec.self, forKey: .advertise)
+        advertisement =
+            try c.decodeIfPresent(AdvertisementSpec.self, forKey: .advertise)
             ?? AdvertisementSpec(services: primaries)
     }
 }
@@ -236,7 +237,8 @@ extension SpecError {
         case .dataCorrupted(let context):
             let underlying = (context.underlyingError as? NSError)?.userInfo["NSDebugDescription"] as? String
             let message = context.codingPath.isEmpty ? "not valid JSON" : context.debugDescription
-            self.init(path: SpecKeys.path(context.codingPath), message: underlying.map { "\(message): \($0)" } ?? message)
+            self.init(
+                path: SpecKeys.path(context.codingPath), message: underlying.map { "\(message): \($0)" } ?? message)
         @unknown default:
             self.init(path: "", message: "\(error)")
         }

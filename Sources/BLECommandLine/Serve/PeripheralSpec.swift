@@ -84,12 +84,27 @@ public struct CharacteristicSpec: Sendable, Equatable {
 
 /// A property of a served characteristic, in BlueZ's spelling.
 public enum SpecProperty: String, Sendable, Equatable, CaseIterable {
-    case read, write, notify, indicate, broadcast
+    /// Centrals may read it.
+    case read
+    /// Centrals may write it with a request.
+    case write
+    /// It notifies subscribers.
+    case notify
+    /// It indicates (notifications that subscribers confirm).
+    case indicate
+    /// Its value may be broadcast.
+    case broadcast
+    /// Centrals may write it with a command.
     case writeWithoutResponse = "write-without-response"
+    /// Centrals may write it reliably (prepared, verified).
     case reliableWrite = "reliable-write"
+    /// Reads need an encrypted link.
     case encryptRead = "encrypt-read"
+    /// Writes need an encrypted link.
     case encryptWrite = "encrypt-write"
+    /// Reads need an authenticated link.
     case encryptAuthenticatedRead = "encrypt-authenticated-read"
+    /// Writes need an authenticated link.
     case encryptAuthenticatedWrite = "encrypt-authenticated-write"
 }
 

@@ -7,10 +7,18 @@ public enum ValueFormat: String, Sendable, CaseIterable {
     case hex
     /// UTF-8 text.
     case utf8
-    /// Unsigned little-endian integers of 1, 2 or 4 bytes.
-    case uint8, uint16, uint32
-    /// Signed (two's complement) little-endian integers.
-    case int8, int16, int32
+    /// Unsigned 1-byte integers.
+    case uint8
+    /// Unsigned 2-byte little-endian integers.
+    case uint16
+    /// Unsigned 4-byte little-endian integers.
+    case uint32
+    /// Signed (two's complement) 1-byte integers.
+    case int8
+    /// Signed 2-byte little-endian integers.
+    case int16
+    /// Signed 4-byte little-endian integers.
+    case int32
     /// Base64 (RFC 4648).
     case base64
 
@@ -71,7 +79,8 @@ public enum ValueFormat: String, Sendable, CaseIterable {
         default:
             let width = self.width ?? 1
             guard value.count % width == 0, !value.isEmpty else {
-                throw UsageError("the value (\(Self.hex(value)), \(value.count) bytes) is not a whole number of \(rawValue)")
+                throw UsageError(
+                    "the value (\(Self.hex(value)), \(value.count) bytes) is not a whole number of \(rawValue)")
             }
             let bytes = Array(value)
             return stride(from: 0, to: bytes.count, by: width).map { start in
@@ -116,7 +125,8 @@ public enum ValueFormat: String, Sendable, CaseIterable {
             magnitudeText.lowercased().hasPrefix("0x")
             ? UInt64(magnitudeText.dropFirst(2), radix: 16) : UInt64(magnitudeText, radix: 10)
         let limit: UInt64 = isSigned ? 1 << (bits - 1) : (bits == 64 ? .max : (1 << bits) - 1)
-        guard let magnitude = parsed, negative ? (isSigned && magnitude <= limit) : magnitude <= limit - (isSigned ? 1 : 0)
+        guard let magnitude = parsed,
+            negative ? (isSigned && magnitude <= limit) : magnitude <= limit - (isSigned ? 1 : 0)
         else {
             throw UsageError("\"\(word)\" does not fit in \(rawValue)")
         }

@@ -20,7 +20,8 @@ import Testing
 
     @Test func theExampleParses() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples/serve/heart-rate.json")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "Examples/serve/heart-rate.json")
         let spec = try PeripheralSpec(json: try Data(contentsOf: url))
         #expect(spec.name == "swift-ble heart rate")
         #expect(spec.advertisement.services == [BluetoothUUID("180D")])
@@ -76,7 +77,10 @@ import Testing
         (#"{"servics": []}"#, ""),
         (#"{"services": [{"uuid": "xyz", "characteristics": []}]}"#, "services[0].uuid"),
         (#"{"services": [{"uuid": "180F"}]}"#, "services[0].characteristics"),
-        (#"{"services": [{"uuid": "180F", "characteristics": [{"uuid": "2A19"}]}]}"#, "services[0].characteristics[0].properties"),
+        (
+            #"{"services": [{"uuid": "180F", "characteristics": [{"uuid": "2A19"}]}]}"#,
+            "services[0].characteristics[0].properties"
+        ),
         (
             #"{"services": [{"uuid": "180F", "characteristics": [{"uuid": "2A19", "properties": ["read", "reed"]}]}]}"#,
             "services[0].characteristics[0].properties[1]"
@@ -130,7 +134,9 @@ import Testing
 
     @Test func unknownKeysAreErrorsWithTheKnownOnes() throws {
         let found = try #require(
-            error(#"{"services": [{"uuid": "180F", "characteristics": [{"uuid": "2A19", "properties": ["read"], "vaule": {"hex": "00"}}]}]}"#))
+            error(
+                #"{"services": [{"uuid": "180F", "characteristics": [{"uuid": "2A19", "properties": ["read"], "vaule": {"hex": "00"}}]}]}"#
+            ))
         #expect(found.path == "services[0].characteristics[0]")
         #expect(found.message.contains("\"vaule\""))
         #expect(found.message.contains("value"))

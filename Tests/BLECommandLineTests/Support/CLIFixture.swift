@@ -42,7 +42,11 @@ struct CLIFixture: Sendable {
         monitor.services[1].characteristics[1].readError = 0x02
         var thermometer = VirtualPeripheral(
             address: thermometer, name: "Thermo",
-            services: [VirtualService(uuid: "1809", characteristics: [VirtualCharacteristic(uuid: "2A1D", flags: ["read"], value: [0x02])])])
+            services: [
+                VirtualService(
+                    uuid: "1809", characteristics: [VirtualCharacteristic(uuid: "2A1D", flags: ["read"], value: [0x02])]
+                )
+            ])
         thermometer.serviceUUIDs = ["1809"]
         thermometer.rssi = -85
         thermometer.advertisingIntervalMs = 20

@@ -173,7 +173,8 @@ final class ToolProcess: Sendable {
         while true {
             let (done, finished, version) = state.withLock { state in
                 (
-                    condition(String(decoding: state.output, as: UTF8.self), String(decoding: state.errors, as: UTF8.self)),
+                    condition(
+                        String(decoding: state.output, as: UTF8.self), String(decoding: state.errors, as: UTF8.self)),
                     state.status != nil && state.openStreams == 0, state.version
                 )
             }

@@ -14,11 +14,15 @@ import Testing
         defer { bus.stop() }
         let outcome = try await ToolProcess.run(["scan", "--bus", bus.address, "--duration", "1"])
         #expect(outcome.status == ExitCode.bluetoothUnavailable)
-        #expect(outcome.errors == "ble scan: error: bluetoothd is not running on bus \(bus.address) (bluetoothUnavailable)\n")
+        #expect(
+            outcome.errors
+                == "ble scan: error: bluetoothd is not running on bus \(bus.address) (bluetoothUnavailable)\n")
     }
 
     @Test func unreachableBus() async throws {
-        let outcome = try await ToolProcess.run(["read", "--bus", "unix:path=/nonexistent/socket", Self.monitor, "2A38"])
+        let outcome = try await ToolProcess.run([
+            "read", "--bus", "unix:path=/nonexistent/socket", Self.monitor, "2A38",
+        ])
         #expect(outcome.status == ExitCode.bluetoothUnavailable)
         #expect(outcome.errors.hasPrefix("ble read: error: cannot reach the bus"), "\(outcome.errors)")
         #expect(outcome.errors.split(separator: "\n").count == 1)
@@ -109,14 +113,16 @@ import Testing
             #expect(outcome.status == ExitCode.unsupported)
             #expect(
                 outcome.errors
-                    == "ble notify: error: Body Sensor Location (2A38) neither notifies nor indicates [read] (notSupported)\n")
+                    == "ble notify: error: Body Sensor Location (2A38) neither notifies nor indicates [read] (notSupported)\n"
+            )
         }
     }
 
     @Test func ambiguousCharacteristic() async throws {
         var peripherals = CLIFixture.peripherals()
         peripherals[0].services.append(
-            VirtualService(uuid: "180F", characteristics: [VirtualCharacteristic(uuid: "2A38", flags: ["read"], value: [7])]))
+            VirtualService(
+                uuid: "180F", characteristics: [VirtualCharacteristic(uuid: "2A38", flags: ["read"], value: [7])]))
         try await CLIFixture.run(peripherals: peripherals) { fixture in
             let outcome = try await fixture.ble("read", Self.monitor, "2A38")
             #expect(outcome.status == ExitCode.usage)

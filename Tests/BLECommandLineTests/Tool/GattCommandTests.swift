@@ -18,10 +18,14 @@ import Testing
             #expect(lines.contains("│  ├─ Heart Rate Measurement (2A37) [notify]"))
             #expect(lines.contains("│  │  └─ descriptor Client Characteristic Configuration (2902)  = 00 00"))
             #expect(lines.contains("│  ├─ Body Sensor Location (2A38) [read]  = 01"))
-            #expect(lines.contains("│  │  └─ descriptor Characteristic User Description (2901)  = 77 68 65 72 65  \"where\""))
+            #expect(
+                lines.contains(
+                    "│  │  └─ descriptor Characteristic User Description (2901)  = 77 68 65 72 65  \"where\""))
             #expect(lines.contains("│  └─ Heart Rate Control Point (2A39) [write]"))
             #expect(lines.contains("└─ Device Information (180A)"))
-            #expect(lines.contains("   ├─ Manufacturer Name String (2A29) [read]  = 73 77 69 66 74 2d 62 6c 65  \"swift-ble\""))
+            #expect(
+                lines.contains(
+                    "   ├─ Manufacturer Name String (2A29) [read]  = 73 77 69 66 74 2d 62 6c 65  \"swift-ble\""))
             let refused = try #require(lines.first { $0.contains("Serial Number String (2A25)") })
             #expect(refused.contains("! notPermitted"), "a refused read is shown, not fatal: \(refused)")
             #expect(try await !fixture.isConnected(Self.monitor), "explore disconnects")
@@ -71,7 +75,8 @@ import Testing
             #expect(number.status == 0)
             #expect(try fixture.simulator.value(address: Self.monitor, characteristic: "2A39") == Data([0x2C, 0x01]))
 
-            let text = try await fixture.ble("write", Self.monitor, "2A39", "hi", "--format", "utf8", "--type", "request")
+            let text = try await fixture.ble(
+                "write", Self.monitor, "2A39", "hi", "--format", "utf8", "--type", "request")
             #expect(text.status == 0)
             #expect(try fixture.simulator.value(address: Self.monitor, characteristic: "2A39") == Data("hi".utf8))
             #expect(try await !fixture.isConnected(Self.monitor))
@@ -87,7 +92,8 @@ import Testing
             for line in lines {
                 let parts = line.components(separatedBy: "  ")
                 #expect(parts.count == 2, "\(line)")
-                #expect(parts[0].count == 12 && parts[0].filter { $0 == ":" }.count == 2, "a time hh:mm:ss.mmm: \(line)")
+                #expect(
+                    parts[0].count == 12 && parts[0].filter { $0 == ":" }.count == 2, "a time hh:mm:ss.mmm: \(line)")
                 #expect(["00 48", "00 4a", "00 4c"].contains(parts[1]), "\(line)")
             }
             #expect(outcome.errors.contains("subscribed to Heart Rate Measurement (2A37)"))

@@ -30,19 +30,34 @@ import Testing
     @Test func unknownCommand() async throws {
         let outcome = try await ToolProcess.run(["fly"])
         #expect(outcome.status == ExitCode.usage)
-        #expect(outcome.errors == "ble: error: unknown command \"fly\"; commands: scan, explore, read, write, notify, serve, sim, demo\n")
+        #expect(
+            outcome.errors
+                == "ble: error: unknown command \"fly\"; commands: scan, explore, read, write, notify, serve, sim, demo\n"
+        )
     }
 
     @Test(arguments: [
         (["read", "C4:7C:8D:6A:11:22"], "ble read: error: missing <characteristic>"),
         (["scan", "--colour"], "ble scan: error: unknown option --colour"),
         (["scan", "--rssi", "loud"], "ble scan: error: --rssi wants a whole number from -127 to 20, not \"loud\""),
-        (["scan", "--bus", "nowhere"], "ble scan: error: --bus wants a D-Bus address such as unix:path=/run/dbus/system_bus_socket"),
-        (["scan", "--duration", "0"], "ble scan: error: --duration wants a number of seconds greater than 0, not \"0\""),
+        (
+            ["scan", "--bus", "nowhere"],
+            "ble scan: error: --bus wants a D-Bus address such as unix:path=/run/dbus/system_bus_socket"
+        ),
+        (
+            ["scan", "--duration", "0"],
+            "ble scan: error: --duration wants a number of seconds greater than 0, not \"0\""
+        ),
         (["read", "C4:7C:8D:6A:11:22", "2A38", "--format", "float"], "ble read: error: unknown format \"float\""),
         (["write", "C4:7C:8D:6A:11:22", "2A39", "zz"], "ble write: error: \"zz\" is not hex"),
-        (["write", "C4:7C:8D:6A:11:22", "2A39", "300", "--format", "uint8"], "ble write: error: \"300\" does not fit in uint8"),
-        (["write", "C4:7C:8D:6A:11:22", "2A39", "01", "--type", "fast"], "ble write: error: --type is request, command or reliable"),
+        (
+            ["write", "C4:7C:8D:6A:11:22", "2A39", "300", "--format", "uint8"],
+            "ble write: error: \"300\" does not fit in uint8"
+        ),
+        (
+            ["write", "C4:7C:8D:6A:11:22", "2A39", "01", "--type", "fast"],
+            "ble write: error: --type is request, command or reliable"
+        ),
         (["notify", "C4:7C:8D:6A:11:22", "180D/"], "ble notify: error: \"180D/\" is not a characteristic"),
         (["explore", "C4:7C:8D:6A:11:22", "--adapter", "usb0"], "ble explore: error: --adapter wants an adapter name"),
         (["notify", "C4:7C:8D:6A:11:22", "2A37", "--count", "0"], "ble notify: error: --count wants a whole number"),

@@ -46,7 +46,18 @@ import Testing
         #expect(lines.first == "swift-ble heart rate  advertising: Heart Rate (180D)")
         #expect(lines.contains("├─ Heart Rate (180D)"))
         #expect(lines.contains("│  ├─ Heart Rate Measurement (2A37) [notify]  = 00 48  every 1000 ms, 4 value(s)"))
-        #expect(lines.contains("│  │  └─ descriptor Characteristic User Description (2901)  = 42 6f 64 79 20 53 65 6e 73 6f 72 20 4c 6f 63 61 74 69 6f 6e  \"Body Sensor Location\""))
+        #expect(
+            lines.contains(
+                "│  │  └─ descriptor Characteristic User Description (2901)  = 42 6f 64 79 20 53 65 6e 73 6f 72 20 4c 6f 63 61 74 69 6f 6e  \"Body Sensor Location\""
+            ))
+    }
+
+    @Test func serveSaysItIsNotAvailableYet() async throws {
+        let example = Self.root.appendingPathComponent("Examples/serve/heart-rate.json").path
+        let outcome = try await ToolProcess.run(["serve", example])
+        #expect(outcome.status == ExitCode.unsupported)
+        #expect(outcome.errors.hasPrefix("ble serve: error: serving is not available yet"), "\(outcome.errors)")
+        #expect(outcome.errors.split(separator: "\n").count == 1)
     }
 
     @Test func serveRejectsABadSpecNamingTheKey() async throws {
@@ -54,13 +65,16 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("bad.json")
-        try Data(#"{"services": [{"uuid": "180F", "characteristics": [{"uuid": "2A19", "properties": ["reed"]}]}]}"#.utf8)
-            .write(to: file)
+        try Data(
+            #"{"services": [{"uuid": "180F", "characteristics": [{"uuid": "2A19", "properties": ["reed"]}]}]}"#.utf8
+        )
+        .write(to: file)
         let outcome = try await ToolProcess.run(["serve", file.path])
         #expect(outcome.status == ExitCode.usage)
         #expect(
             outcome.errors.hasPrefix(
-                "ble serve: error: \(file.path): services[0].characteristics[0].properties[0]: unknown property \"reed\""))
+                "ble serve: error: \(file.path): services[0].characteristics[0].properties[0]: unknown property \"reed\""
+            ))
     }
 
     @Test func demoNarratesTheWholePath() async throws {
@@ -75,7 +89,8 @@ import Testing
         ]
         var position = text.startIndex
         for step in steps {
-            let found = try #require(text.range(of: step, range: position..<text.endIndex), "\(step) missing or out of order")
+            let found = try #require(
+                text.range(of: step, range: position..<text.endIndex), "\(step) missing or out of order")
             position = found.upperBound
         }
         #expect(text.components(separatedBy: "♥").count - 1 == 3)
