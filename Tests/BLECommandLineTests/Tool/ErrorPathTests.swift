@@ -86,6 +86,24 @@ import Testing
         }
     }
 
+    @Test func refusedWrite() async throws {
+        try await CLIFixture.run { fixture in
+            let outcome = try await fixture.ble("write", Self.monitor, "2A38", "02")
+            #expect(outcome.status == ExitCode.refused, "\(outcome.errors)")
+            #expect(outcome.errors.hasPrefix("ble write: error: "))
+            #expect(try fixture.simulator.value(address: Self.monitor, characteristic: "2A38") == Data([0x01]))
+        }
+    }
+
+    @Test func commandTooLongForOnePacket() async throws {
+        try await CLIFixture.run { fixture in
+            let value = String(repeating: "ab", count: 300)
+            let outcome = try await fixture.ble("write", Self.monitor, "2A39", value, "--type", "command")
+            #expect(outcome.status == ExitCode.usage)
+            #expect(outcome.errors.contains("300 bytes exceed the"), "\(outcome.errors)")
+        }
+    }
+
     @Test func connectNeverAnswered() async throws {
         try await CLIFixture.run { fixture in
             fixture.simulator.inject(SimulatedFault(.connect, action: .noReply, count: nil))

@@ -29,6 +29,21 @@ import Testing
             let refused = try #require(lines.first { $0.contains("Serial Number String (2A25)") })
             #expect(refused.contains("! notPermitted"), "a refused read is shown, not fatal: \(refused)")
             #expect(try await !fixture.isConnected(Self.monitor), "explore disconnects")
+            #expect(outcome.errors.isEmpty, "no progress indicator in a pipe")
+        }
+    }
+
+    @Test func progressOnATerminal() async throws {
+        try await CLIFixture.run { fixture in
+            let process = try ToolProcess(
+                ["explore"] + fixture.busArguments + ["test hrm", "--no-values"], environment: ["NO_COLOR": "1"],
+                terminal: true)
+            let outcome = try await process.finish()
+            #expect(outcome.status == 0, "\(outcome.output)")
+            for wait in ["connecting to \(Self.monitor) …", "discovering services …"] {
+                #expect(outcome.output.contains("\r\u{1B}[K⠋ \(wait)"), "a spinner while \(wait)")
+            }
+            #expect(outcome.output.contains("\r\u{1B}[KTest HRM  \(Self.monitor)"), "erased before the tree")
         }
     }
 

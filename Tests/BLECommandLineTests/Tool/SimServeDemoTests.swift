@@ -106,6 +106,24 @@ import Testing
         }
     }
 
+    @Test func demoSaysARealAdapterIsReachableButUsesItOnlyWhenAsked() async throws {
+        try await CLIFixture.run { fixture in
+            // The fixture's simulator stands in for the system's bluetoothd.
+            let system = ["DBUS_SYSTEM_BUS_ADDRESS": fixture.bus.address]
+            let simulated = try await ToolProcess.run(["demo", "--count", "1"], environment: system)
+            #expect(simulated.status == 0, "\(simulated.errors)")
+            #expect(simulated.output.contains("a real adapter is reachable (hci0); the demo uses the simulator anyway"))
+            #expect(simulated.output.contains("found Polar H10 (simulated)"))
+            #expect(fixture.simulator.statistics.connections == 0, "the real adapter was left alone")
+
+            let real = try await ToolProcess.run(["demo", "--count", "1", "--real"], environment: system)
+            #expect(real.status == 0, "\(real.errors)")
+            #expect(!real.output.contains("simulator"))
+            #expect(real.output.contains("found Test HRM"))
+            #expect(fixture.simulator.statistics.connections == 1)
+        }
+    }
+
     @Test func demoWithRealButNoBluetoothd() async throws {
         let outcome = try await ToolProcess.run(["demo", "--real"])
         #expect(outcome.status == ExitCode.bluetoothUnavailable)
