@@ -51,13 +51,13 @@ public enum BLETool {
         do {
             let parsed = try ParsedArguments(arguments, for: spec)
             if parsed.wantsHelp {
-                Terminal.line(spec.help)
+                Terminal.line(spec.help(tool: tool))
                 return ExitCode.success
             }
             return try await body(parsed)
         } catch let error as UsageError {
             Terminal.error(error.message, prefix: prefix)
-            Terminal.note("\(spec.usageLine)  (see \(prefix) --help)")
+            Terminal.note("\(spec.usageLine(tool: tool))  (see \(prefix) --help)")
             return ExitCode.usage
         } catch let error as BLEError {
             if Interruption.wasRequested {

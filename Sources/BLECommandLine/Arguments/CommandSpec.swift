@@ -57,15 +57,15 @@ public struct CommandSpec: Sendable {
         self.details = details
     }
 
-    /// `usage: ble read [options] <device> <characteristic>`
-    public var usageLine: String {
+    /// `usage: ble read [options] <device> <characteristic>`; `tool` replaces `ble read`.
+    public func usageLine(tool: String? = nil) -> String {
         let positional = arguments.map { $0.optional ? "[<\($0.name)>]" : "<\($0.name)>" }
-        return (["usage: ble", name, "[options]"] + positional).joined(separator: " ")
+        return (["usage:", tool ?? "ble \(name)", "[options]"] + positional).joined(separator: " ")
     }
 
-    /// The full `--help` text.
-    public var help: String {
-        var lines = [usageLine, "", summary]
+    /// The full `--help` text; `tool` replaces `ble read` in the usage line.
+    public func help(tool: String? = nil) -> String {
+        var lines = [usageLine(tool: tool), "", summary]
         if !arguments.isEmpty {
             lines += ["", "arguments:"]
             let width = arguments.map { $0.name.count + 2 }.max() ?? 0

@@ -64,8 +64,9 @@ import Testing
     }
 
     @Test func helpListsArgumentsAndOptions() {
-        let help = Self.spec.help
+        let help = Self.spec.help()
         #expect(help.hasPrefix("usage: ble try [options] <device> [<value>]"))
+        #expect(Self.spec.help(tool: "ble-try").hasPrefix("usage: ble-try [options] <device> [<value>]"))
         #expect(help.contains("--bus ADDRESS"))
         #expect(help.contains("--help"))
         #expect(help.contains("<device>"))

@@ -31,6 +31,18 @@ import Testing
         #expect(outcome.errors.contains("ble sim: bluetoothd 5.66 simulated with"))
     }
 
+    @Test func bleSimIsTheSameProgram() async throws {
+        let program = URL(fileURLWithPath: ToolProcess.binary).deletingLastPathComponent()
+            .appendingPathComponent("ble-sim").path
+        let help = try await ToolProcess(["--help"], program: program).finish()
+        #expect(help.status == 0)
+        #expect(help.output.hasPrefix("usage: ble-sim [options]\n"))
+        #expect(help.output.contains("--scenario FILE"))
+        let wrong = try await ToolProcess(["--nope"], program: program).finish()
+        #expect(wrong.status == ExitCode.usage)
+        #expect(wrong.errors.hasPrefix("ble-sim: error: unknown option --nope\nusage: ble-sim [options]"))
+    }
+
     /// The first peripheral's address in a scenario file.
     private func scenarioMonitor(_ path: String) throws -> String {
         let object = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path)))
