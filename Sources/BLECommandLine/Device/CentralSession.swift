@@ -21,26 +21,14 @@ struct CentralSession {
     }
 
     private func checkReady() async throws(BLEError) {
-        let place = options.bus == .system ? "the system bus" : "bus \(options.bus)"
-        switch await central.state {
-        case .poweredOn:
-            return
-        case .unknown:
-            throw BLEError(.bluetoothUnavailable, message: "bluetoothd is not running on \(place)")
-        case .unsupported:
-            let adapters = await central.adapters()
-            let known = adapters.isEmpty ? "bluetoothd has none" : "adapters: " + adapters.joined(separator: ", ")
-            throw BLEError(.unsupported, message: "no adapter \(central.adapterName) (\(known))")
-        case .poweredOff:
-            throw BLEError(
-                .poweredOff, message: "adapter \(central.adapterName) is off (bluetoothctl power on, or rfkill unblock)"
-            )
-        case .unauthorized:
-            throw BLEError(.unauthorized, message: "the D-Bus policy on \(place) does not let this user use bluetoothd")
-        default:
-            // bluetoothd restarting: give it a moment.
-            try await central.waitUntilPoweredOn(timeout: .seconds(3))
+        let state = await central.state
+        if state == .poweredOn { return }
+        let adapters = state == .unsupported ? await central.adapters() : []
+        if let failure = Readiness.failure(state, adapter: central.adapterName, adapters: adapters, bus: options.bus) {
+            throw failure
         }
+        // bluetoothd restarting: give it a moment.
+        try await central.waitUntilPoweredOn(timeout: .seconds(3))
     }
 
     /// Closes the central; links it opened are closed by ``disconnect(_:)`` first.
