@@ -8,6 +8,11 @@ enum ServeCommand {
         arguments: [.init("spec.json", "the peripheral: name, advertisement, services (see Examples/serve/README.md)")],
         options: CommonOptions.placement + [.init("--check", "only check the spec and print what it serves")],
         details: """
+            It publishes the services, advertises, answers reads from the current values (writes
+            change them unless the spec says "onWrite": "reject"), notifies subscribed centrals on the
+            spec's schedule, and logs each request and subscription with its time. Ctrl-C stops
+            advertising and unpublishes (exit 0).
+
             examples:
               ble serve --check Examples/serve/heart-rate.json
               ble serve Examples/serve/heart-rate.json
@@ -20,11 +25,7 @@ enum ServeCommand {
             print(spec)
             return ExitCode.success
         }
-        _ = common
-        throw BLETool.Failure(
-            description: "serving is not available yet: this build has no PeripheralManager "
-                + "(the spec is valid; `ble serve --check` prints it)",
-            status: ExitCode.unsupported)
+        return try await PeripheralServer.run(spec, options: common)
     }
 
     /// Reads and checks the spec file; a bad spec is a usage error naming the key.

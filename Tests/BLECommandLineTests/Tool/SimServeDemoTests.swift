@@ -64,14 +64,6 @@ import Testing
             ))
     }
 
-    @Test func serveSaysItIsNotAvailableYet() async throws {
-        let example = Self.root.appendingPathComponent("Examples/serve/heart-rate.json").path
-        let outcome = try await ToolProcess.run(["serve", example])
-        #expect(outcome.status == ExitCode.unsupported)
-        #expect(outcome.errors.hasPrefix("ble serve: error: serving is not available yet"), "\(outcome.errors)")
-        #expect(outcome.errors.split(separator: "\n").count == 1)
-    }
-
     @Test func serveRejectsABadSpecNamingTheKey() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ble-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
