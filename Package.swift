@@ -37,15 +37,18 @@ let package = Package(
             path: "Sources/dbus-demo",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "BLECommandLine", dependencies: ["BLE", "BLESimulator", "DBusTestSupport"],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "ble",
-            dependencies: ["BLE", "BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
+            dependencies: ["BLECommandLine"],
             path: "Sources/ble",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "ble-sim",
-            dependencies: ["BLESimulator", "DBus", "DBusTestSupport"],
+            dependencies: ["BLECommandLine"],
             path: "Sources/ble-sim",
             swiftSettings: strictSettings
         ),
@@ -68,6 +71,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BLETests", dependencies: ["BLE", "BLESimulator", "DBusTestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "BLECommandLineTests", dependencies: ["BLECommandLine", "BLE", "BLESimulator", "DBusTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"], swiftSettings: strictSettings),
         .testTarget(
             name: "BLESimulatorTests", dependencies: ["BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
