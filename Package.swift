@@ -64,6 +64,9 @@ let package = Package(
             name: "BLETests", dependencies: ["BLE", "BLESimulator", "DBusTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"], swiftSettings: strictSettings),
         .testTarget(
+            name: "RealBlueZTests", dependencies: ["BLE", "BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "BLESimulatorTests", dependencies: ["BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
             swiftSettings: strictSettings),
     ]
