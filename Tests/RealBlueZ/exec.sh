@@ -26,4 +26,5 @@ while IFS= read -r line; do
         *) printf '%s\n' "$line" ;;
     esac
 done < <(printf '%s\n%s\n' "$dir" "$command" | socat -t 86400 - "TCP:127.0.0.1:$REAL_BLUEZ_EXEC_PORT")
+[ "$status" != 255 ] || echo "exec.sh: the guest ended the command without an exit status" >&2
 exit "$status"

@@ -26,6 +26,7 @@ ROOT = "/org/swiftble/peripheral"
 
 SERVICE_UUID = "5b1e0000-6d2c-4f4e-9a61-2f3b0c7d8e90"
 LOCAL_NAME = "swift-ble-test"
+READVERTISE_MS = 500
 # uuid suffix, flags, initial value
 CHARACTERISTICS = [
     ("0001", ["read", "write"], b"hello"),
@@ -163,9 +164,11 @@ class Control(dbus.service.Object):
 
     @dbus.service.method(CONTROL_IFACE)
     def Reset(self):
+        """Initial values, no pending sends, no links."""
         self.queue.clear()
         for c in self.application.characteristics:
             c.value = c.initial
+        self.DropLinks()
 
     @dbus.service.method(CONTROL_IFACE, out_signature="u")
     def DropLinks(self):
@@ -190,6 +193,24 @@ def main():
     control = Control(bus, application)
     loop = GLib.MainLoop()
     pending = {"application", "advertisement"}
+    advertising = dbus.Interface(adapter, "org.bluez.LEAdvertisingManager1")
+
+    def readvertise():
+        """btvirt sends one advertising report per advertising or scanning enable, never
+        periodically: re-registering the advertisement now and then makes the emulated
+        peripheral visible the way a real one (advertising every few ms) is."""
+        def again(*_):
+            GLib.timeout_add(READVERTISE_MS, readvertise)
+
+        def register(*_):
+            advertising.RegisterAdvertisement(advertisement.path, {}, reply_handler=again, error_handler=failed_again)
+
+        def failed_again(error):
+            log("re-advertising failed:", error)
+            again()
+        # Registering again even when unregistering failed: it was not registered then.
+        advertising.UnregisterAdvertisement(advertisement.path, reply_handler=register, error_handler=register)
+        return False
 
     def registered(what):
         def done(*_):
@@ -197,6 +218,7 @@ def main():
             if not pending:
                 name = dbus.service.BusName(CONTROL_NAME, bus)
                 control.name = name
+                GLib.timeout_add(READVERTISE_MS, readvertise)
                 print("PERIPHERAL-READY", flush=True)
         return done
 
@@ -207,7 +229,7 @@ def main():
         return done
     dbus.Interface(adapter, "org.bluez.GattManager1").RegisterApplication(
         ROOT, {}, reply_handler=registered("application"), error_handler=failed("application"))
-    dbus.Interface(adapter, "org.bluez.LEAdvertisingManager1").RegisterAdvertisement(
+    advertising.RegisterAdvertisement(
         advertisement.path, {}, reply_handler=registered("advertisement"), error_handler=failed("advertisement"))
     loop.run()
     return 1

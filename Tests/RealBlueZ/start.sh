@@ -43,7 +43,7 @@ boot() {
         -kernel "$IMG/vmlinuz" -initrd "$IMG/initramfs.cpio.gz" \
         -append "console=ttyS0 quiet loglevel=4 panic=-1 realbluez.run=$RUN realbluez.channels=$channels realbluez.bluetoothd=${bluetoothd// /,}" \
         -nic "user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:$port-:7002" \
-        -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,id=host" \
+        -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap,id=host" \
         -virtfs "local,path=$RUN,mount_tag=run,security_model=none,id=run" \
         -daemonize -pidfile "$RUN/qemu.pid" 2>"$RUN/qemu.err" || { cat "$RUN/qemu.err" >&2; return 1; }
     local deadline=$(( $(date +%s) + timeout ))

@@ -48,6 +48,10 @@ struct Stage: Sendable {
     /// A central on hci0.
     func central(_ change: (inout CentralOptions) -> Void = { _ in }) async throws -> Central {
         var options = CentralOptions()
+        if ProcessInfo.processInfo.environment["SWIFT_BLE_TRACE"] == "1" {
+            // What the SDK says to bluetoothd and hears back, for a failure that needs a closer look.
+            options.logger = BLELogger(level: .trace) { _, message, _ in print("trace: \(message)") }
+        }
         change(&options)
         let central = try await Central(bus: bus, adapter: Self.centralAdapter, options: options)
         try await central.waitUntilPoweredOn(timeout: .seconds(20))
