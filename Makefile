@@ -7,7 +7,7 @@ APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
 BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo dbus-demo test test-bluez build bench bench-dbus lint clean conformance bleak-venv
+.PHONY: deps demo dbus-demo test test-bluez build bench bench-dbus lint clean conformance bleak-venv docs docs-check
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -38,6 +38,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	timeout 1800 $(SWIFT) test --skip-build
 	$(MAKE) conformance
+	$(MAKE) docs-check
 	$(MAKE) test-bluez
 
 ## RealBlueZTests against the real bluetoothd 5.66 with two emulated controllers in a qemu
@@ -55,6 +56,21 @@ conformance: bleak-venv
 	$(SWIFT) build --product ble-sim
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.66
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.87
+
+## DocC documentation from the toolchain's own docc (no plugin): a static site in .build/docs/site.
+docs: deps
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public >/dev/null
+	rm -rf .build/docs && mkdir -p .build/docs/graphs
+	cp "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph/BLE.symbols.json" .build/docs/graphs/
+	docc convert DocsSource/BLE.docc --additional-symbol-graph-dir .build/docs/graphs \
+		--fallback-display-name BLE --fallback-bundle-identifier org.swiftble.BLE \
+		--output-path .build/docs/site --transform-for-static-hosting --warnings-as-errors
+	@echo "docs: python3 -m http.server -d .build/docs/site 8000, then open http://localhost:8000/documentation/ble/"
+
+## Every public symbol has a doc comment, article code matches the compiled snippets, and the
+## catalog builds without a warning (broken links included).
+docs-check: docs
+	python3 Tests/Docs/check_docs.py "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph"
 
 ## Benchmarks (not part of `make test`); results land in Benchmarks/results/.
 bench: bench-dbus
