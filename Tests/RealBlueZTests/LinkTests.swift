@@ -27,12 +27,12 @@ extension AgainstBluetoothd {
 
         @Test("a link the peripheral drops is reconnected under a policy; the subscription carries on")
         func reconnectAfterPeripheralDrop() async throws {
-            try await Stage.run { stage in
-                let (central, peripheral) = try await stage.connected { options in
-                    options.reconnectPolicy = .exponentialBackoff(
-                        initial: .milliseconds(200), maximum: .seconds(2), jitter: 0, maximumAttempts: 10)
-                    options.connectTimeout = .seconds(30)
-                }
+            let policy: (inout CentralOptions) -> Void = { options in
+                options.reconnectPolicy = .exponentialBackoff(
+                    initial: .milliseconds(200), maximum: .seconds(2), jitter: 0, maximumAttempts: 10)
+                options.connectTimeout = .seconds(30)
+            }
+            try await Stage.runConnected(policy) { stage, peripheral in
                 let uuid = TestPeripheralLayout.notifying
                 let characteristic = try await stage.characteristic(uuid, of: peripheral)
                 let notifications = try await characteristic.subscribe()
@@ -66,8 +66,6 @@ extension AgainstBluetoothd {
                     throw StageError(description: "the notifications ended")
                 }
                 #expect(received == value)
-                try await peripheral.disconnect()
-                await central.close()
             }
         }
     }

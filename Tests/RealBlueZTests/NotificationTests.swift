@@ -30,46 +30,32 @@ extension AgainstBluetoothd {
             return try await within(.seconds(60), "\(values.count) values from \(uuid)") { await collector.value }
         }
 
+        /// Connects, subscribes to `uuid` (through AcquireNotify when `acquired`), has the
+        /// peripheral send `count` numbered values and expects exactly them, in order.
+        static func expectInOrder(_ uuid: BluetoothUUID, count: Int, acquired: Bool = false) async throws {
+            try await Stage.runConnected { stage, peripheral in
+                let characteristic = try await stage.characteristic(uuid, of: peripheral)
+                let values = numbered(count)
+                let received = try await roundTrip(stage, uuid, values) {
+                    acquired ? characteristic.acquiredNotifications : try await characteristic.subscribe()
+                }
+                #expect(received == values)
+            }
+        }
+
         @Test("200 notifications arrive complete and in order")
         func notificationsInOrder() async throws {
-            try await Stage.run { stage in
-                let (central, peripheral) = try await stage.connected()
-                let uuid = TestPeripheralLayout.notifying
-                let characteristic = try await stage.characteristic(uuid, of: peripheral)
-                let values = Self.numbered(200)
-                let received = try await Self.roundTrip(stage, uuid, values) { try await characteristic.subscribe() }
-                #expect(received == values)
-                try await peripheral.disconnect()
-                await central.close()
-            }
+            try await Self.expectInOrder(TestPeripheralLayout.notifying, count: 200)
         }
 
         @Test("indications arrive complete and in order")
         func indicationsInOrder() async throws {
-            try await Stage.run { stage in
-                let (central, peripheral) = try await stage.connected()
-                let uuid = TestPeripheralLayout.indicating
-                let characteristic = try await stage.characteristic(uuid, of: peripheral)
-                let values = Self.numbered(20)
-                let received = try await Self.roundTrip(stage, uuid, values) { try await characteristic.subscribe() }
-                #expect(received == values)
-                try await peripheral.disconnect()
-                await central.close()
-            }
+            try await Self.expectInOrder(TestPeripheralLayout.indicating, count: 20)
         }
 
         @Test("notifications over AcquireNotify (fd passing) arrive complete and in order")
         func acquiredNotifications() async throws {
-            try await Stage.run { stage in
-                let (central, peripheral) = try await stage.connected()
-                let uuid = TestPeripheralLayout.notifying
-                let characteristic = try await stage.characteristic(uuid, of: peripheral)
-                let values = Self.numbered(50)
-                let received = try await Self.roundTrip(stage, uuid, values) { characteristic.acquiredNotifications }
-                #expect(received == values)
-                try await peripheral.disconnect()
-                await central.close()
-            }
+            try await Self.expectInOrder(TestPeripheralLayout.notifying, count: 50, acquired: true)
         }
     }
 }

@@ -22,8 +22,7 @@ extension AgainstBluetoothd {
 
         @Test("connect resolves the services; discovery lists the characteristics with their properties")
         func connectAndDiscover() async throws {
-            try await Stage.run { stage in
-                let (central, peripheral) = try await stage.connected()
+            try await Stage.runConnected { stage, peripheral in
                 #expect(await peripheral.isConnected)
                 let services = try await peripheral.discoverServices([TestPeripheralLayout.service])
                 let service = try #require(services.first)
@@ -37,8 +36,6 @@ extension AgainstBluetoothd {
                 #expect(indicating.properties == [.read, .indicate])
                 let command = try await stage.characteristic(TestPeripheralLayout.writeWithoutResponse, of: peripheral)
                 #expect(command.properties == [.read, .writeWithoutResponse])
-                try await peripheral.disconnect()
-                await central.close()
             }
         }
     }

@@ -49,7 +49,7 @@ struct ScriptedPeripheral: PeripheralDriver {
             _ = try await connection.call(
                 destination: BlueZService.busName, path: adapter, interface: BlueZInterface.adapter1,
                 member: BlueZMethod.removeDevice, arguments: [.objectPath(device)], timeout: .seconds(20))
-        } catch where error.name == "org.bluez.Error.DoesNotExist" {}
+        } catch  where error.name == "org.bluez.Error.DoesNotExist" {}
     }
 
     func waitUntilSubscribed(_ characteristic: BluetoothUUID) async throws {

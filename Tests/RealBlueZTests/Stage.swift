@@ -71,6 +71,29 @@ struct Stage: Sendable {
         return (central, try await central.connect(id, timeout: .seconds(30)))
     }
 
+    /// Runs `body` with a central connected to the test peripheral; disconnects and closes
+    /// the central afterwards.
+    static func runConnected(
+        _ change: @escaping (inout CentralOptions) -> Void = { _ in },
+        _ body: @escaping (Stage, Peripheral) async throws -> Void
+    ) async throws {
+        try await run { stage in
+            let (central, peripheral) = try await stage.connected(change)
+            try await body(stage, peripheral)
+            try await peripheral.disconnect()
+            await central.close()
+        }
+    }
+
+    /// Waits until the peripheral holds `value` in `characteristic` (writes without response
+    /// have no completion of their own).
+    func waitForValue(_ value: Data, in characteristic: BluetoothUUID) async throws {
+        let driver = self.driver
+        try await waitUntil("\(value.count) bytes in \(characteristic) on the peripheral") {
+            try await driver.value(of: characteristic) == value
+        }
+    }
+
     /// The test peripheral's characteristic `uuid`.
     func characteristic(_ uuid: BluetoothUUID, of peripheral: Peripheral) async throws -> Characteristic {
         try await peripheral.characteristic(uuid, in: TestPeripheralLayout.service)
