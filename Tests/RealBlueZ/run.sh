@@ -16,6 +16,7 @@ binary=$(find "$ROOT/.build/debug/" -maxdepth 1 -name '*PackageTests.xctest' | h
 [ -n "$binary" ] || fail "no test binary in .build/debug (swift build --build-tests first)"
 "$HERE/setup.sh" || fail "could not install the packages"
 "$HERE/build-image.sh" || fail "could not build the guest image"
+"$HERE/stop.sh" >/dev/null   # a guest left by an interrupted run
 trap '"$HERE/stop.sh"' EXIT
 trap 'exit 130' INT TERM
 "$HERE/start.sh" || fail "the guest did not boot with bluetoothd and two adapters (logs: $RUN)"
