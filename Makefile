@@ -7,7 +7,7 @@ APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
 BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo dbus-demo test build bench bench-dbus lint clean conformance bleak-venv docs docs-check
+.PHONY: deps demo dbus-demo test test-bluez build bench bench-dbus lint clean conformance bleak-venv docs docs-check
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -33,12 +33,19 @@ dbus-demo: deps
 	$(SWIFT) run dbus-demo
 
 ## The whole suite, on private dbus-daemons started and stopped by the tests, then the
-## conformance check with a client nobody here wrote (bleak, from PyPI).
+## conformance check with a client nobody here wrote (bleak, from PyPI), then the real BlueZ.
 test: deps
 	$(SWIFT) build --build-tests
 	timeout 1800 $(SWIFT) test --skip-build
 	$(MAKE) conformance
 	$(MAKE) docs-check
+	$(MAKE) test-bluez
+
+## RealBlueZTests against the real bluetoothd 5.66 with two emulated controllers in a qemu
+## guest (Tests/RealBlueZ/run.sh; `swift test` runs the same tests against the simulator).
+test-bluez: deps
+	$(SWIFT) build --build-tests
+	Tests/RealBlueZ/run.sh
 
 bleak-venv: deps
 	@[ -x $(BLEAK_VENV)/bin/python ] && $(BLEAK_VENV)/bin/python -c "import bleak" 2>/dev/null || { \

@@ -76,6 +76,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"], swiftSettings: strictSettings),
         .testTarget(
+            name: "RealBlueZTests", dependencies: ["BLE", "BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "BLESimulatorTests", dependencies: ["BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
             swiftSettings: strictSettings),
     ]
