@@ -227,8 +227,7 @@ public actor Peripheral {
         let devicePath = self.devicePath
         do {
             try await withDeadline(timeout, what: "connecting") { () throws(BLEError) in
-                _ = try await session.call(devicePath, BlueZInterface.device1, BlueZMethod.connect, timeout: timeout)
-                try await Self.waitResolved(session: session, device: devicePath, events: events)
+                try await Self.connectAndResolve(session: session, device: devicePath, timeout: timeout)
             }
         } catch {
             connectionState = .disconnected
@@ -266,24 +265,6 @@ public actor Peripheral {
             return false
         }
         return left ?? false
-    }
-
-    /// Waits until the device is connected, resolved and its GATT objects exist (Q1, Q2).
-    private static func waitResolved(
-        session: BlueZSession, device: ObjectPath, events: AsyncStream<SessionEvent>
-    ) async throws(BLEError) {
-        func check() throws(BLEError) -> Bool {
-            guard let properties = try? session.tree.device(at: device) else {
-                throw BLEError(.notFound, message: "the device vanished while connecting")
-            }
-            return properties.connected && properties.servicesResolved
-        }
-        if try check() { return }
-        for await event in events {
-            if case .daemonGone = event { throw BLEError.bluetoothGone }
-            if try check() { return }
-        }
-        throw BLEError.cancelledByTask
     }
 
     /// Closes the link this process opened and waits until it is down. Succeeds at once when
