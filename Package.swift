@@ -51,7 +51,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ble-bench",
-            dependencies: ["DBus", "BlueZ"],
+            dependencies: ["BLE", "DBus", "BlueZ"],
             path: "Benchmarks/ble-bench",
             swiftSettings: strictSettings
         ),
