@@ -102,6 +102,16 @@ extension Peripheral {
         }
     }
 
+    /// The write-without-response limit for one characteristic: its own `MTU` (the link's) when
+    /// BlueZ has it, read without decoding the object; else ``maximumWriteLength(for:)``, which
+    /// walks the device's objects, too slow to do for every write.
+    private func writeWithoutResponseLimit(_ path: ObjectPath) -> Int {
+        if case .uint16(let mtu)? = session.tree.objects[path]?[BlueZInterface.gattCharacteristic1]?["MTU"], mtu > 3 {
+            return Int(mtu) - 3
+        }
+        return maximumWriteLength(for: .withoutResponse)
+    }
+
     // MARK: The operation queue
 
     func acquireQueue() async {
@@ -232,7 +242,7 @@ extension Peripheral {
         defer { releaseQueue() }
         try checkUsable(path)
         if type == .withoutResponse && !descriptor {
-            let limit = maximumWriteLength(for: .withoutResponse)
+            let limit = writeWithoutResponseLimit(path)
             guard value.count <= limit else {
                 throw BLEError(
                     .invalidArguments,
