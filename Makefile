@@ -7,7 +7,7 @@ APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
 BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo dbus-demo test build bench bench-dbus bench-gatt bench-scenarios lint clean conformance bleak-venv
+.PHONY: deps demo dbus-demo test build bench bench-dbus lint clean conformance bleak-venv
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -57,6 +57,8 @@ bench-dbus: deps
 	sh Benchmarks/floor/build.sh $(BENCH_DIR)
 	python3 Benchmarks/run_dbus_calls.py --floor $(BENCH_DIR)/dbus_floor \
 		--swift ".build/release/ble-bench dbus-calls" --rounds 5 --out Benchmarks/results
+
+.PHONY: bench-gatt bench-scenarios
 
 ## Generated scenarios too large to commit: beacon crowds and 100 peripherals with the 5 x 4 tree.
 bench-scenarios:
