@@ -73,13 +73,32 @@ docs-check: docs
 	python3 Tests/Docs/check_docs.py "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph"
 
 ## Benchmarks (not part of `make test`); results land in Benchmarks/results/.
-bench: bench-dbus
+bench: bench-dbus bench-gatt
 
 bench-dbus: deps
 	$(SWIFT) build -c release --product ble-bench
 	sh Benchmarks/floor/build.sh $(BENCH_DIR)
 	python3 Benchmarks/run_dbus_calls.py --floor $(BENCH_DIR)/dbus_floor \
 		--swift ".build/release/ble-bench dbus-calls" --rounds 5 --out Benchmarks/results
+
+.PHONY: bench-gatt bench-scenarios
+
+## Generated scenarios too large to commit: beacon crowds and 100 peripherals with the 5 x 4 tree.
+bench-scenarios:
+	mkdir -p $(BENCH_DIR)
+	python3 Scenarios/tools/make_beacon_crowd.py $(BENCH_DIR)/beacons-1000.json --count 1000
+	python3 Scenarios/tools/make_beacon_crowd.py $(BENCH_DIR)/beacons-10000.json --count 10000
+	python3 Scenarios/tools/make_bench_gatt.py $(BENCH_DIR)/gatt-5x4-100.json --count 100
+
+## GATT: swift-ble vs the C floor vs bleak on ble-sim (BENCH_ARGS="--rounds 3 --quick" for a short run).
+BENCH_ARGS ?= --rounds 5
+bench-gatt: deps bleak-venv bench-scenarios
+	$(SWIFT) build -c release --product ble-bench
+	$(SWIFT) build -c release --product ble-sim
+	sh Benchmarks/floor/build.sh $(BENCH_DIR)
+	python3 Benchmarks/run_gatt.py --floor $(BENCH_DIR)/gatt_floor --swift ".build/release/ble-bench gatt" \
+		--bleak "$(BLEAK_VENV)/bin/python Benchmarks/bleak_bench.py" --sim .build/release/ble-sim \
+		--scenarios $(BENCH_DIR) --out Benchmarks/results $(BENCH_ARGS)
 
 lint:
 	swift-format lint --recursive --configuration .swift-format Sources Tests Benchmarks

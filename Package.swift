@@ -54,7 +54,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ble-bench",
-            dependencies: ["DBus", "BlueZ"],
+            dependencies: ["BLE", "DBus", "BlueZ"],
             path: "Benchmarks/ble-bench",
             swiftSettings: strictSettings
         ),

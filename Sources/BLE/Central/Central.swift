@@ -94,22 +94,36 @@ public actor Central {
     }
 
     func handle(_ event: SessionEvent) {
-        stateBroadcast.set(Self.deriveState(session, adapter: adapterPath))
+        if Self.mayChangeState(event, adapter: adapterPath) {
+            stateBroadcast.set(Self.deriveState(session, adapter: adapterPath))
+        }
         switch event {
         case .daemonGone:
             // bluetoothd's discovery sessions died with it.
             discovery.running = false
             discovery.appliedFilter = nil
         case .tree(_, let changes, _):
-            let poweredOff = changes.contains { change in
-                change.path == adapterPath && change.interface == BlueZInterface.adapter1
-            } && state != .poweredOn
+            let poweredOff =
+                changes.contains { change in
+                    change.path == adapterPath && change.interface == BlueZInterface.adapter1
+                } && state != .poweredOn
             if poweredOff {
                 discovery.running = false
                 discovery.appliedFilter = nil
             }
         default:
             break
+        }
+    }
+
+    /// Whether the state may differ after this event: the adapter's object changed, the tree
+    /// was replaced, or bluetoothd came or went. Deriving it decodes the adapter's properties,
+    /// too much to do for every notification and advertisement.
+    static func mayChangeState(_ event: SessionEvent, adapter: ObjectPath) -> Bool {
+        guard case .tree(let treeEvent, let changes, _) = event else { return true }
+        switch treeEvent {
+        case .snapshot, .reset: return true
+        default: return changes.contains { $0.path == adapter && $0.interface == BlueZInterface.adapter1 }
         }
     }
 

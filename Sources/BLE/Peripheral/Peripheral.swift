@@ -98,8 +98,10 @@ public actor Peripheral {
             {
                 valueChanged(path, value, serial: serial)
             }
-            let device = try? session.tree.device(at: devicePath)
+            // Decoded only for a change of this device: a notification or a read's echo
+            // must not pay for decoding every Device1 property.
             if changes.contains(where: { $0.path == devicePath && $0.interface == BlueZInterface.device1 }) {
+                let device = try? session.tree.device(at: devicePath)
                 if device == nil {
                     // The tree is emptied (this event) before the session says bluetoothd left.
                     linkWentDown(session.daemonStatus.present ? .deviceRemoved : .bluetoothUnavailable)
