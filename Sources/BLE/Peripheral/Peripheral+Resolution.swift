@@ -2,19 +2,61 @@ import BlueZ
 import DBus
 
 extension Peripheral {
+    /// Deadlines at least this long leave room for a second attempt after a stalled one.
+    static let retryableConnectTimeout: Duration = .seconds(10)
+
     /// Calls `Device1.Connect` and waits until the device is connected, resolved and its GATT
     /// objects are mirrored.
     ///
     /// The call and the resolution race: BlueZ answers Connect when the ATT socket is up (Q2),
     /// usually before resolution, but under load the reply can come late while the device is
     /// already resolved; what counts is the device's state. A failed Connect before resolution
-    /// fails the attempt. The wait has a stream of its own: cancelling it ends that stream,
-    /// and the caller's stays intact for what it checks after a failure.
+    /// fails the attempt.
+    ///
+    /// bluetoothd 5.66 sometimes brings a link up and never resolves it (seen with emulated
+    /// controllers); a fresh link does. So with a deadline of 10 s or more, an attempt that
+    /// has not resolved by half the deadline is disconnected and made once more.
     static func connectAndResolve(
         session: BlueZSession, device: ObjectPath, timeout: Duration
     ) async throws(BLEError) {
+        let start = ContinuousClock.now
+        let retry = timeout >= retryableConnectTimeout
+        let first = await attempt(session: session, device: device, timeout: timeout, grace: retry ? timeout / 2 : nil)
+        switch first {
+        case .resolved: break
+        case .failed(let error): throw error
+        case .stalled, .connectAnswered:
+            let state = (try? session.tree.device(at: device)).flatMap { $0 }
+            session.logger.log(
+                .info, "the link did not resolve; connecting once more",
+                metadata: [
+                    "device": device.rawValue, "connected": "\(state?.connected ?? false)",
+                    "servicesResolved": "\(state?.servicesResolved ?? false)",
+                ])
+            _ = try? await session.call(device, BlueZInterface.device1, BlueZMethod.disconnect, timeout: .seconds(5))
+            let remaining = timeout - (ContinuousClock.now - start)
+            guard remaining > .zero else { throw BLEError(.timeout, message: "connecting timed out") }
+            switch await attempt(session: session, device: device, timeout: remaining, grace: nil) {
+            case .resolved: break
+            case .failed(let error): throw error
+            case .stalled, .connectAnswered: throw BLEError(.timeout, message: "connecting timed out")
+            }
+        }
+        await session.completeSubtree(under: device)
+    }
+
+    private enum Step: Sendable {
+        case connectAnswered, resolved, stalled
+        case failed(BLEError)
+    }
+
+    /// One Connect raced with the resolution (and, given a grace period, with a stall timer).
+    private static func attempt(
+        session: BlueZSession, device: ObjectPath, timeout: Duration, grace: Duration?
+    ) async -> Step {
+        // A stream of its own: cancelling the wait ends it, and the caller's stays intact.
         let events = session.events(under: device)
-        let outcome: BLEError? = await withTaskGroup(of: Step.self) { group in
+        return await withTaskGroup(of: Step.self) { group in
             group.addTask {
                 do throws(BLEError) {
                     _ = try await session.call(device, BlueZInterface.device1, BlueZMethod.connect, timeout: timeout)
@@ -31,26 +73,19 @@ extension Peripheral {
                     return .failed(error)
                 }
             }
-            while let step = await group.next() {
-                switch step {
-                case .connectAnswered: continue
-                case .resolved:
-                    group.cancelAll()
-                    return nil
-                case .failed(let error):
-                    group.cancelAll()
-                    return error
+            if let grace {
+                group.addTask {
+                    do { try await Task.sleep(for: grace) } catch { return .failed(BLEError.cancelledByTask) }
+                    return .stalled
                 }
             }
-            return BLEError.cancelledByTask
+            while let step = await group.next() {
+                if case .connectAnswered = step { continue }
+                group.cancelAll()
+                return step
+            }
+            return .failed(BLEError.cancelledByTask)
         }
-        if let outcome { throw outcome }
-        await session.completeSubtree(under: device)
-    }
-
-    private enum Step: Sendable {
-        case connectAnswered, resolved
-        case failed(BLEError)
     }
 
     /// Waits until the device is connected and resolved (Q1, Q2).

@@ -138,7 +138,8 @@ final class BlueZSession: Sendable {
         broadcast(.daemonBack)
     }
 
-    /// Adds to the mirror the objects below `prefix` that bluetoothd has and the mirror lacks.
+    /// Adds to the mirror the objects and properties below `prefix` that bluetoothd has and the
+    /// mirror lacks (and the current `MTU`).
     ///
     /// bluetoothd may send `ServicesResolved=true` before the last GATT `InterfacesAdded`
     /// (Q1); a fresh `GetManagedObjects` fills the gap. Only missing interfaces are added:
@@ -158,8 +159,18 @@ final class BlueZSession: Sendable {
             let known = tree.interfaces(at: path) ?? [:]
             let missing = interfaces.filter { known[$0.key] == nil }
             if !missing.isEmpty { apply(.interfacesAdded(path, missing)) }
+            for (interface, properties) in interfaces {
+                guard let held = known[interface] else { continue }
+                // BlueZ drops and restores `MTU` without a signal (it exists only while the
+                // GATT client does), so the snapshot's value is the one to trust.
+                let stale = properties.filter { held[$0.key] == nil || $0.key == Self.mtuProperty }
+                    .filter { held[$0.key] != $0.value }
+                if !stale.isEmpty { apply(.propertiesChanged(path, interface, changed: stale, invalidated: [])) }
+            }
         }
     }
+
+    private static let mtuProperty = "MTU"
 
     private func apply(_ event: ObjectTreeEvent, serial: UInt32 = 0) {
         let changes = state.withLock { $0.tree.apply(event) }
