@@ -109,7 +109,7 @@ extension Peripheral {
             gatt.queueBusy = true
             return
         }
-        await withCheckedContinuation { gatt.queue.append($0) }
+        await session.diagnostics.suspend { gatt.queue.append($0) }
     }
 
     func releaseQueue() {
@@ -126,7 +126,7 @@ extension Peripheral {
     ) async -> Result<DBusMessage, BLEError> {
         let id = gatt.nextOperation
         gatt.nextOperation += 1
-        let slot = OnceSlot<DBusMessage>()
+        let slot = OnceSlot<DBusMessage>(diagnostics: session.diagnostics)
         gatt.pending[id] = { error in slot.finish(.failure(error)) }
         let work = Task(executorPreference: session.connection.executor) {
             do throws(BLEError) { slot.finish(.success(try await call())) } catch { slot.finish(.failure(error)) }

@@ -46,7 +46,7 @@ struct ScanRequest: Sendable {
 extension Central {
     func lockDiscovery() async {
         while discovery.busy {
-            await withCheckedContinuation { discovery.waiters.append($0) }
+            await session.diagnostics.suspend { discovery.waiters.append($0) }
         }
         discovery.busy = true
     }

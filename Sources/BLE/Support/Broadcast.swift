@@ -11,8 +11,12 @@ final class Broadcast<Value: Sendable & Equatable>: Sendable {
     }
 
     private let state: Mutex<State>
+    private let diagnostics: BLEDiagnostics?
 
-    init(_ initial: Value) { state = Mutex(State(value: initial)) }
+    init(_ initial: Value, diagnostics: BLEDiagnostics? = nil) {
+        state = Mutex(State(value: initial))
+        self.diagnostics = diagnostics
+    }
 
     var value: Value { state.withLock { $0.value } }
 
@@ -37,10 +41,11 @@ final class Broadcast<Value: Sendable & Equatable>: Sendable {
             return state.next
         }
         guard let id else {
+            diagnostics.track(continuation)
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [weak self] _ in
+        diagnostics.track(continuation) { [weak self] _ in
             self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
         }
         return stream

@@ -9,6 +9,9 @@ final class EventBroadcast<Event: Sendable>: Sendable {
     }
 
     private let state = Mutex(State())
+    private let diagnostics: BLEDiagnostics?
+
+    init(diagnostics: BLEDiagnostics? = nil) { self.diagnostics = diagnostics }
 
     func yield(_ event: Event) {
         let subscribers = state.withLock { Array($0.subscribers.values) }
@@ -24,10 +27,11 @@ final class EventBroadcast<Event: Sendable>: Sendable {
             return state.next
         }
         guard let id else {
+            diagnostics.track(continuation)
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [weak self] _ in
+        diagnostics.track(continuation) { [weak self] _ in
             self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
         }
         return stream
