@@ -25,6 +25,9 @@ import Testing
         #expect(after.rssi == before.rssi)
         #expect(after.connected == before.connected)
         #expect(after.alias == "Renamed")
-        #expect(tree.apply(.propertiesChanged(adapter, BlueZInterface.adapter1, changed: ["Powered": .byte(0)], invalidated: [])).isEmpty)
+        #expect(
+            tree.apply(
+                .propertiesChanged(adapter, BlueZInterface.adapter1, changed: ["Powered": .byte(0)], invalidated: [])
+            ).isEmpty)
     }
 }

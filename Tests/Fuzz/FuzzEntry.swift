@@ -13,7 +13,10 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
 
 /// With `FUZZ_WRITE_CORPUS=<dir>`, writes the seed corpus there and exits.
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     guard let directory = ProcessInfo.processInfo.environment["FUZZ_WRITE_CORPUS"] else { return 0 }
     do {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

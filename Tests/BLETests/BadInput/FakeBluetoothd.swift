@@ -19,22 +19,22 @@ struct FakeBluetoothd: Sendable {
     static let service = device + "/service000a"
     static let characteristic = service + "/char000b"
 
-    /// Starts on a fresh bus with the objects `setUp` exports, then takes `org.bluez`.
-    static func run<R: Sendable>(
-        _ setUp: (FakeBluetoothd) throws -> Void, _ body: (FakeBluetoothd) async throws -> R
-    ) async throws -> R {
+    /// Runs `body` with a fake on a fresh bus; `body` exports its objects, then calls
+    /// ``takeName()`` so that a central's first read sees them.
+    static func run<R: Sendable>(_ body: (FakeBluetoothd) async throws -> R) async throws -> R {
         let bus = try TestBus()
         defer { bus.stop() }
         let connection = try await bus.connect()
         defer { connection.close() }
         connection.addObjectManager(at: .root)
         let fake = FakeBluetoothd(bus: bus, connection: connection)
-        try setUp(fake)
-        try await connection.requestName(BlueZService.busName)
         let result = try await body(fake)
         await fake.ledger.expectNothingOutstanding()
         return result
     }
+
+    /// Takes `org.bluez`: from now on the fake is bluetoothd.
+    func takeName() async throws { try await connection.requestName(BlueZService.busName) }
 
     /// A central on the fake's bus, checked for leftovers like the simulator fixture's.
     func central() async throws -> Central {
@@ -45,7 +45,8 @@ struct FakeBluetoothd: Sendable {
         _ path: String, _ interface: InterfaceName, _ properties: [String: DBusValue], methods: [ExportedMethod] = []
     ) throws {
         let exported = properties.map { ExportedProperty($0.key, value: $0.value, access: .readwrite) }
-        try connection.export([ExportedInterface(interface, methods: methods, properties: exported)], at: try ObjectPath(path))
+        try connection.export(
+            [ExportedInterface(interface, methods: methods, properties: exported)], at: try ObjectPath(path))
     }
 
     func remove(_ path: String) throws { connection.unexport(try ObjectPath(path)) }
@@ -57,7 +58,8 @@ struct FakeBluetoothd: Sendable {
             arguments: [
                 .string(interface.rawValue),
                 .dictionary(
-                    key: .string, value: .variant, changed.map { DBusDictionaryEntry(.string($0.key), .variant($0.value)) }),
+                    key: .string, value: .variant,
+                    changed.map { DBusDictionaryEntry(.string($0.key), .variant($0.value)) }),
                 .array(.string, []),
             ])
     }
@@ -69,7 +71,8 @@ struct FakeBluetoothd: Sendable {
             "Address": .string("00:AA:BB:CC:DD:EE"), "AddressType": .string("public"), "Name": .string("fake"),
             "Alias": .string("fake"), "Class": .uint32(0), "Powered": .boolean(true), "Discoverable": .boolean(false),
             "DiscoverableTimeout": .uint32(180), "Pairable": .boolean(true), "PairableTimeout": .uint32(0),
-            "Discovering": .boolean(false), "UUIDs": .array(.string, []), "Roles": .array(.string, [.string("central")]),
+            "Discovering": .boolean(false), "UUIDs": .array(.string, []),
+            "Roles": .array(.string, [.string("central")]),
         ]
     }
 

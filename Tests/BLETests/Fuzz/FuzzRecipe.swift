@@ -57,7 +57,9 @@ struct FuzzRecipe {
         case 13: return .dictionary(key: .string, value: .variant, dictionary(depth: depth - 1))
         case 14: return .variant(value(depth: depth - 1))
         default:
-            let uuids = (0..<Int(byte() % 4)).map { _ in DBusDictionaryEntry(.string(string()), .variant(value(depth: 0))) }
+            let uuids = (0..<Int(byte() % 4)).map { _ in
+                DBusDictionaryEntry(.string(string()), .variant(value(depth: 0)))
+            }
             return .dictionary(key: .string, value: .variant, uuids)
         }
     }

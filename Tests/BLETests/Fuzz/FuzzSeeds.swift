@@ -21,7 +21,8 @@ enum FuzzSeeds {
     static let characteristic = knownPath("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service000a/char000b")
 
     static func dictionary(_ entries: KeyValuePairs<String, DBusValue>) -> DBusValue {
-        .dictionary(key: .string, value: .variant, entries.map { DBusDictionaryEntry(.string($0.key), .variant($0.value)) })
+        .dictionary(
+            key: .string, value: .variant, entries.map { DBusDictionaryEntry(.string($0.key), .variant($0.value)) })
     }
 
     static func strings(_ values: [String]) -> DBusValue { .array(.string, values.map { .string($0) }) }
@@ -86,7 +87,8 @@ enum FuzzSeeds {
                         (
                             "org.bluez.GattCharacteristic1",
                             dictionary([
-                                "UUID": .string("00002a37-0000-1000-8000-00805f9b34fb"), "Service": .objectPath(service),
+                                "UUID": .string("00002a37-0000-1000-8000-00805f9b34fb"),
+                                "Service": .objectPath(service),
                                 "Value": .bytes(Data([0, 72])), "Notifying": .boolean(false),
                                 "Flags": strings(["read", "notify", "x-unknown-flag"]), "Handle": .uint16(11),
                                 "MTU": .uint16(247),

@@ -4,7 +4,7 @@ import Foundation
 /// sets `SOAK_PERIPHERALS`, `SOAK_OPERATIONS`, `SOAK_WORKERS` (and `SOAK_SEED` to replay a run).
 struct SoakPlan: Sendable, CustomStringConvertible {
     var peripherals = 12
-    var operations = 400
+    var operations = 1000
     var workers = 6
     var seed: UInt64 = UInt64.random(in: 1...UInt64.max)
     var restarts = 2

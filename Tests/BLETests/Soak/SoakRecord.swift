@@ -28,7 +28,15 @@ final class SoakRecord: Sendable {
 
     var overruns: [String] { state.withLock { $0.overruns } }
 
-    var operationCount: Int { state.withLock { $0.outcomes.values.reduce(0) { $0 + $1.values.reduce(0, +) } } }
+    /// Operations of the workers (side activity such as indication subscriptions not counted).
+    var operationCount: Int {
+        state.withLock { state in
+            SoakOperation.allCases.reduce(0) { $0 + (state.outcomes[$1.rawValue]?.values.reduce(0, +) ?? 0) }
+        }
+    }
+
+    /// How often a chaos action happened.
+    func chaosCount(_ kind: String) -> Int { state.withLock { $0.chaos[kind] ?? 0 } }
 
     /// Confirmed indications not received yet.
     var missingIndications: Set<UInt32> {

@@ -22,6 +22,8 @@ final class SoakWorld: Sendable {
     let central: Central
     let simulator: Simulator
     let record = SoakRecord()
+    /// Serializes bluetoothd restarts.
+    let restarts = AsyncLock()
     private let slots: Mutex<[Int: Slot]> = Mutex([:])
     /// Peripherals whose indication subscription is live, for the indicator to pick from.
     private let indicating = Mutex<Set<Int>>([])
@@ -53,12 +55,17 @@ final class SoakWorld: Sendable {
             record.overrun("\(operation) on \(index) took \(elapsed) (\(outcome))")
         }
         record.outcome(operation.rawValue, outcome)
+        if outcome == "\(BLEError.Code.bluetoothUnavailable)" || outcome == "\(BLEError.Code.poweredOff)" {
+            // As an app would: no busy loop while bluetoothd or the adapter is away.
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     private func perform(
         _ operation: SoakOperation, on index: Int, using random: inout SeededGenerator
     ) async throws(BLEError) {
         guard let peripheral = peripheral(index), operation != .connect else {
+            if operation != .connect { throw BLEError(.notConnected, message: "never connected") }
             let peripheral = try await central.connect(
                 try PeripheralID(address: SoakPeripherals.address(index)), timeout: plan.connectTimeout)
             slots.withLock { $0[index, default: Slot()].peripheral = peripheral }
@@ -154,5 +161,40 @@ final class SoakWorld: Sendable {
             slot.indications?.cancel()
             _ = try? await slot.peripheral?.disconnect()
         }
+    }
+}
+
+/// A lock that suspends instead of blocking.
+final class AsyncLock: Sendable {
+    private struct State {
+        var held = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func lock() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let acquired = state.withLock { state in
+                if state.held {
+                    state.waiters.append(waiter)
+                    return false
+                }
+                state.held = true
+                return true
+            }
+            if acquired { waiter.resume() }
+        }
+    }
+
+    func unlock() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiters.isEmpty else {
+                state.held = false
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
     }
 }

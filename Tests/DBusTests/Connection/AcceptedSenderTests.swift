@@ -15,7 +15,12 @@ struct AcceptedSenderTests {
             [
                 ExportedInterface(
                     try interface("org.example.Guarded"),
-                    methods: [.immediate(try member("Ping")) { call in runs.record(call.sender); return [] }],
+                    methods: [
+                        .immediate(try member("Ping")) { call in
+                            runs.record(call.sender)
+                            return []
+                        }
+                    ],
                     properties: [ExportedProperty("Level", value: .int32(1), access: .readwrite)],
                     acceptedSender: accepted)
             ], at: try path("/guarded"))
@@ -23,13 +28,15 @@ struct AcceptedSenderTests {
 
     static func ping(_ caller: Connection, _ service: Connection) async throws {
         _ = try await caller.call(
-            destination: service.uniqueName, path: try path("/guarded"), interface: try interface("org.example.Guarded"),
+            destination: service.uniqueName, path: try path("/guarded"),
+            interface: try interface("org.example.Guarded"),
             member: try member("Ping"))
     }
 
     static func setLevel(_ caller: Connection, _ service: Connection, _ value: Int32) async throws {
         _ = try await caller.call(
-            destination: service.uniqueName, path: try path("/guarded"), interface: .properties, member: try member("Set"),
+            destination: service.uniqueName, path: try path("/guarded"), interface: .properties,
+            member: try member("Set"),
             arguments: [.string("org.example.Guarded"), .string("Level"), .variant(.int32(value))])
     }
 
@@ -53,9 +60,13 @@ struct AcceptedSenderTests {
 
             let setDenied = await expectDBusError { try await Self.setLevel(rogue, service, 7) }
             #expect(setDenied?.name == DBusError.StandardName.accessDenied)
-            #expect(service.property("Level", interface: try interface("org.example.Guarded"), path: try path("/guarded")) == .int32(1))
+            #expect(
+                service.property("Level", interface: try interface("org.example.Guarded"), path: try path("/guarded"))
+                    == .int32(1))
             try await Self.setLevel(trusted, service, 5)
-            #expect(service.property("Level", interface: try interface("org.example.Guarded"), path: try path("/guarded")) == .int32(5))
+            #expect(
+                service.property("Level", interface: try interface("org.example.Guarded"), path: try path("/guarded"))
+                    == .int32(5))
 
             let read = try await rogue.call(
                 destination: service.uniqueName, path: try path("/guarded"), interface: .properties,
@@ -98,10 +109,14 @@ struct AcceptedSenderTests {
             let runs = EventLog<BusName?>()
             try Self.exportGuarded(on: service, accepted: trusted.uniqueName, runs: runs)
             try await Self.ping(trusted, service)
-            #expect(await expectDBusError { try await Self.ping(rogue, service) }?.name == DBusError.StandardName.accessDenied)
+            #expect(
+                await expectDBusError { try await Self.ping(rogue, service) }?.name
+                    == DBusError.StandardName.accessDenied)
 
             try Self.exportGuarded(on: service, accepted: try busName("org.example.Nobody"), runs: runs)
-            #expect(await expectDBusError { try await Self.ping(trusted, service) }?.name == DBusError.StandardName.accessDenied)
+            #expect(
+                await expectDBusError { try await Self.ping(trusted, service) }?.name
+                    == DBusError.StandardName.accessDenied)
             #expect(runs.all.map { $0 } == [trusted.uniqueName])
         }
     }

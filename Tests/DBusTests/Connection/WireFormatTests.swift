@@ -13,7 +13,8 @@ import Testing
             member: try MemberName("PropertiesChanged"), serial: 7,
             body: [
                 .string("org.bluez.Device1"),
-                .dictionary(key: .string, value: .variant, [DBusDictionaryEntry(.string("Name"), .variant(.string(name)))]),
+                .dictionary(
+                    key: .string, value: .variant, [DBusDictionaryEntry(.string("Name"), .variant(.string(name)))]),
                 .array(.string, []),
             ])
     }
