@@ -74,7 +74,7 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	sh Tests/Fuzz/build.sh .build/fuzz
 	mkdir -p .build/fuzz/corpus
-	.build/fuzz/fuzz-decoding -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	ASAN_OPTIONS=detect_leaks=0 .build/fuzz/fuzz-decoding -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -detect_leaks=0 \
 		-artifact_prefix=.build/fuzz/ .build/fuzz/corpus Tests/Fuzz/corpus Tests/Fuzz/regressions
 
 ## Rewrites the seed corpus (Tests/BLETests/Fuzz/FuzzSeeds.swift) into Tests/Fuzz/corpus.
