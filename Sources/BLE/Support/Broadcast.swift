@@ -5,9 +5,7 @@ import Synchronization
 final class Broadcast<Value: Sendable & Equatable>: Sendable {
     private struct State {
         var value: Value
-        var subscribers: [UInt64: AsyncStream<Value>.Continuation] = [:]
-        var next: UInt64 = 0
-        var finished = false
+        var subscribers = SubscriberTable<Value>()
     }
 
     private let state: Mutex<State>
@@ -25,7 +23,7 @@ final class Broadcast<Value: Sendable & Equatable>: Sendable {
         let subscribers = state.withLock { state -> [AsyncStream<Value>.Continuation] in
             guard state.value != value else { return [] }
             state.value = value
-            return Array(state.subscribers.values)
+            return state.subscribers.all
         }
         for subscriber in subscribers { subscriber.yield(value) }
     }
@@ -33,31 +31,17 @@ final class Broadcast<Value: Sendable & Equatable>: Sendable {
     /// The current value, then changes, until ``finish()``.
     func stream() -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id: UInt64? = state.withLock { state in
+        let id = state.withLock { state in
             continuation.yield(state.value)
-            guard !state.finished else { return nil }
-            state.next += 1
-            state.subscribers[state.next] = continuation
-            return state.next
+            return state.subscribers.add(continuation)
         }
-        guard let id else {
-            diagnostics.track(continuation)
-            continuation.finish()
-            return stream
-        }
-        diagnostics.track(continuation) { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        diagnostics.follow(continuation, id: id) { [weak self] id in self?.state.withLock { $0.subscribers.remove(id) }
         }
         return stream
     }
 
     /// Ends every subscriber's stream.
     func finish() {
-        let subscribers = state.withLock { state -> [AsyncStream<Value>.Continuation] in
-            state.finished = true
-            defer { state.subscribers.removeAll() }
-            return Array(state.subscribers.values)
-        }
-        for subscriber in subscribers { subscriber.finish() }
+        for subscriber in state.withLock({ $0.subscribers.finish() }) { subscriber.finish() }
     }
 }

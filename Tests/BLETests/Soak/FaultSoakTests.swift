@@ -70,54 +70,73 @@ struct FaultSoakTests {
         }
     }
 
-    /// Workers, chaos and the indicator, until every operation ran.
+    /// Workers, chaos and the indicator, until every operation ran. Unstructured tasks, so that
+    /// a hung operation fails the test (naming what hangs) instead of hanging the suite.
     private func drive(_ world: SoakWorld) async throws {
         let plan = world.plan
         let progress = SoakProgress()
-        await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<plan.workers {
-                group.addTask {
-                    var random = SeededGenerator(seed: plan.seed &+ UInt64(worker))
-                    let owned = Array(stride(from: worker, to: plan.peripherals, by: plan.workers))
-                    let chaos = SoakChaos(world: world)
-                    while case let number = progress.next.add(1, ordering: .relaxed).newValue, number <= plan.operations
-                    {
-                        await chaos.restart(at: number)
-                        let index = owned.randomElement(using: &random) ?? worker
-                        var operation = SoakOperation.allCases.randomElement(using: &random) ?? .read
-                        // Half the time a disconnected peripheral is connected first, so that
-                        // most operations meet a live link (which the chaos then breaks).
-                        if Bool.random(using: &random), await !(world.peripheral(index)?.isConnected ?? false) {
-                            operation = .connect
-                        }
-                        await world.run(operation, on: index, using: &random)
-                        progress.done.add(1, ordering: .relaxed)
-                        await world.ensureIndications(index)
-                    }
-                }
+        var tasks: [Task<Void, Never>] = []
+        for worker in 0..<plan.workers {
+            tasks.append(Task { await work(worker, world, progress) })
+        }
+        let chaos = Task {
+            var random = SeededGenerator(seed: plan.seed &+ 1000)
+            await SoakChaos(world: world).run(using: &random) { progress.finished.load(ordering: .relaxed) }
+        }
+        let indicator = Task {
+            var random = SeededGenerator(seed: plan.seed &+ 2000)
+            while !progress.finished.load(ordering: .relaxed) {
+                world.indicate(using: &random)
+                try? await Task.sleep(for: .milliseconds(2))
             }
-            group.addTask {
-                var random = SeededGenerator(seed: plan.seed &+ 1000)
-                let chaos = SoakChaos(world: world)
-                await chaos.run(using: &random) { progress.finished.load(ordering: .relaxed) }
+        }
+        // The workers end first; then chaos and the indicator stop. No progress for this long
+        // means an operation hangs (each has a deadline of a few seconds at most).
+        let stallLimit = plan.connectTimeout + plan.margin + .seconds(20)
+        var last = (done: 0, at: ContinuousClock.now)
+        while case let done = progress.done.load(ordering: .relaxed), done < plan.operations {
+            if done != last.done { last = (done, ContinuousClock.now) }
+            if ContinuousClock.now - last.at > stallLimit {
+                Issue.record("no progress for \(stallLimit) (seed \(plan.seed)); in flight: \(world.inFlight)")
+                break
             }
-            group.addTask {
-                var random = SeededGenerator(seed: plan.seed &+ 2000)
-                while !progress.finished.load(ordering: .relaxed) {
-                    world.indicate(using: &random)
-                    try? await Task.sleep(for: .milliseconds(2))
-                }
-            }
-            // The workers end first; then chaos and the indicator stop.
-            while progress.done.load(ordering: .relaxed) < plan.operations {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            progress.finished.store(true, ordering: .relaxed)
-            await group.waitForAll()
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        progress.finished.store(true, ordering: .relaxed)
+        await chaos.value
+        await indicator.value
+        if progress.done.load(ordering: .relaxed) >= plan.operations {
+            for task in tasks { await task.value }
         }
         world.simulator.clearFaults()
         world.simulator.setPowered(true)
         #expect(world.record.chaosCount("bluetoothd restart") == plan.restarts)
+    }
+
+    /// One worker: operations on its own peripherals until the plan's count is reached.
+    private func work(_ worker: Int, _ world: SoakWorld, _ progress: SoakProgress) async {
+        let plan = world.plan
+        var random = SeededGenerator(seed: plan.seed &+ UInt64(worker))
+        let owned = Array(stride(from: worker, to: plan.peripherals, by: plan.workers))
+        let chaos = SoakChaos(world: world)
+        while case let number = progress.next.add(1, ordering: .relaxed).newValue, number <= plan.operations {
+            world.doing(worker, "restart check")
+            await chaos.restart(at: number)
+            let index = owned.randomElement(using: &random) ?? worker
+            var operation = SoakOperation.allCases.randomElement(using: &random) ?? .read
+            // Half the time a disconnected peripheral is connected first, so that most
+            // operations meet a live link (which the chaos then breaks).
+            world.doing(worker, "isConnected of \(index)")
+            if Bool.random(using: &random), await !(world.peripheral(index)?.isConnected ?? false) {
+                operation = .connect
+            }
+            world.doing(worker, "\(operation) on \(index)")
+            await world.run(operation, on: index, using: &random)
+            progress.done.add(1, ordering: .relaxed)
+            world.doing(worker, "indication subscription on \(index)")
+            await world.ensureIndications(index)
+        }
+        world.doing(worker, nil)
     }
 }
 

@@ -28,6 +28,7 @@ final class SoakWorld: Sendable {
     /// Peripherals whose indication subscription is live, for the indicator to pick from.
     private let indicating = Mutex<Set<Int>>([])
     private let sequence = Atomic<UInt32>(0)
+    private let steps = Mutex<[Int: (String, ContinuousClock.Instant)]>([:])
 
     init(plan: SoakPlan, central: Central, simulator: Simulator) {
         self.plan = plan
@@ -36,6 +37,21 @@ final class SoakWorld: Sendable {
     }
 
     func peripheral(_ index: Int) -> Peripheral? { slots.withLock { $0[index]?.peripheral } }
+
+    /// Notes what `worker` does now (nil: nothing more), for a stall report.
+    func doing(_ worker: Int, _ step: String?) {
+        steps.withLock { $0[worker] = step.map { ($0, ContinuousClock.now) } }
+    }
+
+    /// What each worker is doing, and for how long.
+    var inFlight: String {
+        let now = ContinuousClock.now
+        return steps.withLock { steps in
+            steps.keys.sorted().compactMap { worker in
+                steps[worker].map { "worker \(worker): \($0.0) for \(now - $0.1)" }
+            }.joined(separator: "; ")
+        }
+    }
 
     // MARK: Operations
 
