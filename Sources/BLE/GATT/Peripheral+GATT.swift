@@ -167,8 +167,11 @@ extension Peripheral {
     ) async throws(BLEError) -> DBusMessage {
         let deadline = ContinuousClock.now + timeout
         while true {
+            // The retry pause may end past the deadline.
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw BLEError.timeout("\(member.rawValue)") }
             do {
-                return try await session.call(path, interface, member, arguments, timeout: deadline - ContinuousClock.now)
+                return try await session.call(path, interface, member, arguments, timeout: remaining)
             } catch where error.code == .inProgress && ContinuousClock.now + .milliseconds(10) < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
                 if Task.isCancelled { throw BLEError.cancelledByTask }
