@@ -22,7 +22,8 @@ extension IOLoop {
             authorize(call.sender, as: accepted) { [unowned self] allowed in
                 guard allowed else {
                     let text = "only \(accepted) may call \(call.interface?.rawValue ?? "")"
-                    return reply(to: call, with: .failure(DBusError.reply(DBusError.StandardName.accessDenied, text)), expecting: nil)
+                    let denied = DBusError.reply(DBusError.StandardName.accessDenied, text)
+                    return reply(to: call, with: .failure(denied), expecting: nil)
                 }
                 answer(call, inner)
             }
