@@ -7,7 +7,8 @@ APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
 BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo dbus-demo test build bench bench-dbus lint clean conformance bleak-venv soak sanitize fuzz fuzz-corpus
+.PHONY: deps demo dbus-demo test build bench bench-dbus lint clean conformance bleak-venv docs docs-check \
+	soak sanitize fuzz fuzz-corpus
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -38,6 +39,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	timeout 1800 $(SWIFT) test --skip-build
 	$(MAKE) conformance
+	$(MAKE) docs-check
 
 bleak-venv: deps
 	@[ -x $(BLEAK_VENV)/bin/python ] && $(BLEAK_VENV)/bin/python -c "import bleak" 2>/dev/null || { \
@@ -81,6 +83,21 @@ fuzz: deps
 fuzz-corpus: deps
 	sh Tests/Fuzz/build.sh .build/fuzz
 	FUZZ_WRITE_CORPUS=Tests/Fuzz/corpus .build/fuzz/fuzz-decoding
+
+## DocC documentation from the toolchain's own docc (no plugin): a static site in .build/docs/site.
+docs: deps
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public >/dev/null
+	rm -rf .build/docs && mkdir -p .build/docs/graphs
+	cp "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph/BLE.symbols.json" .build/docs/graphs/
+	docc convert DocsSource/BLE.docc --additional-symbol-graph-dir .build/docs/graphs \
+		--fallback-display-name BLE --fallback-bundle-identifier org.swiftble.BLE \
+		--output-path .build/docs/site --transform-for-static-hosting --warnings-as-errors
+	@echo "docs: python3 -m http.server -d .build/docs/site 8000, then open http://localhost:8000/documentation/ble/"
+
+## Every public symbol has a doc comment, article code matches the compiled snippets, and the
+## catalog builds without a warning (broken links included).
+docs-check: docs
+	python3 Tests/Docs/check_docs.py "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph"
 
 ## Benchmarks (not part of `make test`); results land in Benchmarks/results/.
 bench: bench-dbus

@@ -55,6 +55,12 @@ let package = Package(
             path: "Benchmarks/ble-bench",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "DocSnippets", dependencies: ["BLE", "BLESimulator", "DBusTestSupport"], path: "DocsSource/Snippets",
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "DocSnippetsTests", dependencies: ["DocSnippets", "BLE", "BLESimulator", "DBusTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "DBusTestSupport"],

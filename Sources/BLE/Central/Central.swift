@@ -94,23 +94,7 @@ public actor Central {
     /// - Throws: ``BLEError/Code/timeout`` past `timeout`; ``BLEError/Code/unsupported`` or
     ///   ``BLEError/Code/unauthorized`` at once when the state says it cannot happen.
     public func waitUntilPoweredOn(timeout: Duration = .seconds(10)) async throws(BLEError) {
-        let states = self.states
-        try await withDeadline(timeout, what: "waiting for the adapter to power on") { () throws(BLEError) in
-            var current = true
-            for await state in states {
-                switch state {
-                case .poweredOn: return
-                case .unauthorized:
-                    throw BLEError(.unauthorized, message: "the D-Bus policy denies access to bluetoothd")
-                case .unsupported where current:
-                    // Only the state at the call: bluetoothd passes through "no adapter" while it starts.
-                    throw BLEError(.unsupported, message: "there is no such adapter")
-                default: break
-                }
-                current = false
-            }
-            throw BLEError(.cancelled, message: "the central was closed")
-        }
+        try await ManagerState.waitForPoweredOn(states, timeout: timeout)
     }
 
     func handle(_ event: SessionEvent) {
