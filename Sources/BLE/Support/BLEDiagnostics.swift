@@ -13,6 +13,8 @@ public final class BLEDiagnostics: Sendable {
     let opened = Atomic<Int>(0)
     let ended = Atomic<Int>(0)
     private let bus: ConnectionCounters?
+    /// Suspended tasks by where they wait (file:line), for finding one that is never resumed.
+    private let waiting = Mutex<[String: Int]>([:])
     /// The unique bus name of the central's connection, to find it in the bus daemon's
     /// statistics (`org.freedesktop.DBus.Debug.Stats`).
     public let connectionName: String?
@@ -41,18 +43,28 @@ public final class BLEDiagnostics: Sendable {
             + (busCallsStarted - busCallsFinished)
     }
 
-    /// Every counter, for test failures and logs.
+    /// Every counter, for test failures and logs, with where suspended tasks wait.
     public var summary: String {
-        "continuations \(continuationsResumed)/\(continuationsCreated) resumed, "
+        let sites = waiting.withLock { $0 }.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        let waits =
+            sites.isEmpty ? "" : " (waiting: " + sites.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + ")"
+        return "continuations \(continuationsResumed)/\(continuationsCreated) resumed, "
             + "streams \(streamsEnded)/\(streamsOpened) ended, bus calls \(busCallsFinished)/\(busCallsStarted) finished"
+            + waits
     }
 
     /// Suspends the task like `withCheckedContinuation`, counted.
     func suspend<T: Sendable>(
-        isolation: isolated (any Actor)? = #isolation, _ body: (CheckedContinuation<T, Never>) -> Void
+        isolation: isolated (any Actor)? = #isolation, file: String = #fileID, line: Int = #line,
+        _ body: (CheckedContinuation<T, Never>) -> Void
     ) async -> T {
         created.add(1, ordering: .relaxed)
-        defer { resumed.add(1, ordering: .relaxed) }
+        let site = "\(file):\(line)"
+        waiting.withLock { $0[site, default: 0] += 1 }
+        defer {
+            waiting.withLock { $0[site, default: 0] -= 1 }
+            resumed.add(1, ordering: .relaxed)
+        }
         return await withCheckedContinuation(isolation: isolation, body)
     }
 
@@ -72,10 +84,11 @@ public final class BLEDiagnostics: Sendable {
 extension BLEDiagnostics? {
     /// ``BLEDiagnostics/suspend(isolation:_:)`` when counting, plain `withCheckedContinuation` otherwise.
     func suspend<T: Sendable>(
-        isolation: isolated (any Actor)? = #isolation, _ body: (CheckedContinuation<T, Never>) -> Void
+        isolation: isolated (any Actor)? = #isolation, file: String = #fileID, line: Int = #line,
+        _ body: (CheckedContinuation<T, Never>) -> Void
     ) async -> T {
         guard let self else { return await withCheckedContinuation(isolation: isolation, body) }
-        return await self.suspend(isolation: isolation, body)
+        return await self.suspend(isolation: isolation, file: file, line: line, body)
     }
 
     /// ``BLEDiagnostics/track(_:onTermination:)`` when counting; sets `onTermination` otherwise.
