@@ -109,7 +109,9 @@ extension Peripheral {
             gatt.queueBusy = true
             return
         }
-        await session.diagnostics.suspend { gatt.queue.append($0) }
+        let site = session.diagnostics.willSuspend()
+        defer { session.diagnostics.didResume(site) }
+        await withCheckedContinuation { gatt.queue.append($0) }
     }
 
     func releaseQueue() {

@@ -59,7 +59,9 @@ public final class WriteChannel: Sendable {
     public func close() { descriptor.close() }
 
     private func waitUntilWritable(_ fd: Int32) async {
-        await diagnostics.suspend { (continuation: CheckedContinuation<Void, Never>) in
+        let site = diagnostics.willSuspend()
+        defer { diagnostics.didResume(site) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: Self.queue)
             let resumed = Mutex(false)
             source.setEventHandler {

@@ -46,7 +46,9 @@ struct ScanRequest: Sendable {
 extension Central {
     func lockDiscovery() async {
         while discovery.busy {
-            await session.diagnostics.suspend { discovery.waiters.append($0) }
+            let site = session.diagnostics.willSuspend()
+            defer { session.diagnostics.didResume(site) }
+            await withCheckedContinuation { discovery.waiters.append($0) }
         }
         discovery.busy = true
     }

@@ -53,19 +53,21 @@ public final class BLEDiagnostics: Sendable {
             + waits
     }
 
-    /// Suspends the task like `withCheckedContinuation`, counted.
-    func suspend<T: Sendable>(
-        isolation: isolated (any Actor)? = #isolation, file: String = #fileID, line: Int = #line,
-        _ body: (CheckedContinuation<T, Never>) -> Void
-    ) async -> T {
-        created.add(1, ordering: .relaxed)
+    /// Counts a task about to suspend at `file:line`; pair with ``didResume(_:)``. The caller
+    /// suspends with a plain `withCheckedContinuation` between the two: wrapping it in an async
+    /// function would add a hop between an actor's check and its suspension (its waiter could
+    /// then be queued after the wake-up it waits for, and never be resumed).
+    func willSuspend(file: String = #fileID, line: Int = #line) -> String {
         let site = "\(file):\(line)"
+        created.add(1, ordering: .relaxed)
         waiting.withLock { $0[site, default: 0] += 1 }
-        defer {
-            waiting.withLock { $0[site, default: 0] -= 1 }
-            resumed.add(1, ordering: .relaxed)
-        }
-        return await withCheckedContinuation(isolation: isolation, body)
+        return site
+    }
+
+    /// Counts the task suspended at `site` as resumed.
+    func didResume(_ site: String) {
+        waiting.withLock { $0[site, default: 0] -= 1 }
+        resumed.add(1, ordering: .relaxed)
     }
 
     /// Counts a stream continuation now and its end at termination, chaining `onTermination`.
@@ -82,13 +84,14 @@ public final class BLEDiagnostics: Sendable {
 }
 
 extension BLEDiagnostics? {
-    /// ``BLEDiagnostics/suspend(isolation:_:)`` when counting, plain `withCheckedContinuation` otherwise.
-    func suspend<T: Sendable>(
-        isolation: isolated (any Actor)? = #isolation, file: String = #fileID, line: Int = #line,
-        _ body: (CheckedContinuation<T, Never>) -> Void
-    ) async -> T {
-        guard let self else { return await withCheckedContinuation(isolation: isolation, body) }
-        return await self.suspend(isolation: isolation, file: file, line: line, body)
+    /// ``BLEDiagnostics/willSuspend(file:line:)`` when counting.
+    func willSuspend(file: String = #fileID, line: Int = #line) -> String? {
+        self?.willSuspend(file: file, line: line)
+    }
+
+    /// ``BLEDiagnostics/didResume(_:)`` when counting.
+    func didResume(_ site: String?) {
+        if let self, let site { self.didResume(site) }
     }
 
     /// ``BLEDiagnostics/track(_:onTermination:)`` when counting; sets `onTermination` otherwise.

@@ -32,7 +32,9 @@ final class OnceSlot<Value: Sendable>: Sendable {
     }
 
     func wait() async -> Result<Value, BLEError> {
-        await diagnostics.suspend { continuation in
+        let site = diagnostics.willSuspend()
+        defer { diagnostics.didResume(site) }
+        return await withCheckedContinuation { continuation in
             let ready: Result<Value, BLEError>? = state.withLock { state in
                 switch state {
                 case .done(let result):
