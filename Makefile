@@ -7,7 +7,8 @@ APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
 BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo dbus-demo test test-bluez build bench bench-dbus lint clean conformance bleak-venv docs docs-check
+.PHONY: deps demo dbus-demo test test-bluez build bench bench-dbus lint clean conformance bleak-venv docs docs-check \
+	soak sanitize fuzz fuzz-corpus
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -56,6 +57,39 @@ conformance: bleak-venv
 	$(SWIFT) build --product ble-sim
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.66
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.87
+
+## The long fault soak (the short one is part of `make test`): 100 simulated peripherals,
+## 10,000 mixed operations under injected faults. SOAK_SEED=<seed> replays a run.
+soak: deps
+	$(SWIFT) build --build-tests
+	SOAK_PERIPHERALS=100 SOAK_OPERATIONS=10000 SOAK_WORKERS=16 timeout 3600 \
+		$(SWIFT) test --skip-build --filter FaultSoakTests
+
+## The suite under ThreadSanitizer, then AddressSanitizer, each in its own build directory.
+## SANITIZE_FILTER=<suite> narrows both runs (the whole suite under TSan takes long).
+SANITIZE_FILTER ?=
+SANITIZE_ARGS := $(if $(SANITIZE_FILTER),--filter $(SANITIZE_FILTER),)
+sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp" \
+		timeout 5400 $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan $(SANITIZE_ARGS)
+	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
+	ASAN_OPTIONS="detect_leaks=0" timeout 5400 \
+		$(SWIFT) test --skip-build --sanitize=address --build-path .build/asan $(SANITIZE_ARGS)
+
+## libFuzzer on the decoders of outside data for FUZZ_SECONDS (default 60); new inputs go to
+## .build/fuzz/corpus, crashes to .build/fuzz/crash-*: copy those to Tests/Fuzz/regressions.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	sh Tests/Fuzz/build.sh .build/fuzz
+	mkdir -p .build/fuzz/corpus
+	ASAN_OPTIONS=detect_leaks=0 .build/fuzz/fuzz-decoding -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -detect_leaks=0 \
+		-artifact_prefix=.build/fuzz/ .build/fuzz/corpus Tests/Fuzz/corpus Tests/Fuzz/regressions
+
+## Rewrites the seed corpus (Tests/BLETests/Fuzz/FuzzSeeds.swift) into Tests/Fuzz/corpus.
+fuzz-corpus: deps
+	sh Tests/Fuzz/build.sh .build/fuzz
+	FUZZ_WRITE_CORPUS=Tests/Fuzz/corpus .build/fuzz/fuzz-decoding
 
 ## DocC documentation from the toolchain's own docc (no plugin): a static site in .build/docs/site.
 docs: deps

@@ -49,7 +49,7 @@ struct CentralStateTests {
         var options = SimulatorOptions()
         options.adapters = []
         try await SimulatorFixture.run(options: options) { fixture in
-            let central = try await Central(bus: .address(fixture.bus.address))
+            let central = fixture.ledger.track(try await Central(bus: .address(fixture.bus.address)))
             #expect(await central.state == .unsupported)
             await central.close()
         }
@@ -86,7 +86,7 @@ struct CentralStateTests {
     @Test("an adapter that does not exist is unsupported, and waiting for it fails at once")
     func missingAdapter() async throws {
         try await SimulatorFixture.run { fixture in
-            let central = try await Central(bus: .address(fixture.bus.address), adapter: "hci7")
+            let central = fixture.ledger.track(try await Central(bus: .address(fixture.bus.address), adapter: "hci7"))
             #expect(await central.state == .unsupported)
             let start = ContinuousClock.now
             let error = await bleError { try await central.waitUntilPoweredOn(timeout: .seconds(30)) }
@@ -139,8 +139,8 @@ struct CentralStateTests {
         var options = SimulatorOptions()
         options.adapters = ["00:1A:7D:DA:71:13", "00:1A:7D:DA:71:14"]
         try await SimulatorFixture.run(options: options) { fixture in
-            let primary = try await Central(bus: .address(fixture.bus.address))
-            let secondary = try await Central(bus: .address(fixture.bus.address), adapter: "hci1")
+            let primary = fixture.ledger.track(try await Central(bus: .address(fixture.bus.address)))
+            let secondary = fixture.ledger.track(try await Central(bus: .address(fixture.bus.address), adapter: "hci1"))
             #expect(primary.adapterName == "hci0", "the first adapter by default")
             #expect(secondary.adapterName == "hci1")
             #expect(await primary.adapters() == ["hci0", "hci1"])

@@ -2,11 +2,15 @@ import BLE
 import BLESimulator
 import DBusTestSupport
 import Foundation
+import Synchronization
+import Testing
 
 /// A private bus with a simulated bluetoothd, for one test.
 struct SimulatorFixture: Sendable {
     let bus: TestBus
     let simulator: BLESimulator.Simulator
+    /// The centrals the test made through the fixture, checked for leftovers at teardown.
+    let ledger = CentralLedger()
 
     static let heartRateAddress = "C4:7C:8D:6A:11:22"
 
@@ -38,11 +42,58 @@ struct SimulatorFixture: Sendable {
         let simulator = try await Simulator.start(
             on: .address(bus.address), profile: profile, options: options, peripherals: peripherals)
         defer { simulator.stop() }
-        return try await body(SimulatorFixture(bus: bus, simulator: simulator))
+        let fixture = SimulatorFixture(bus: bus, simulator: simulator)
+        let result = try await body(fixture)
+        await fixture.ledger.expectNothingOutstanding()
+        return result
     }
 
     func central(options: CentralOptions = CentralOptions()) async throws -> Central {
-        try await Central(bus: .address(bus.address), adapter: "hci0", options: options)
+        ledger.track(try await Central(bus: .address(bus.address), adapter: "hci0", options: options))
+    }
+}
+
+/// Every central a test made, held weakly (tests check what releasing one does), with its
+/// diagnostics held strongly so they can be read after it is gone.
+final class CentralLedger: Sendable {
+    private struct Entry {
+        weak var central: Central?
+        let diagnostics: BLEDiagnostics
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    @discardableResult
+    func track(_ central: Central) -> Central {
+        entries.withLock { $0.append(Entry(central: central, diagnostics: central.diagnostics)) }
+        return central
+    }
+
+    /// The body is done: no task may still wait inside the SDK. Then closing each central
+    /// must end every stream and bus call it had.
+    func expectNothingOutstanding() async {
+        let entries = self.entries.withLock { $0 }
+        for entry in entries {
+            await settle(entry.diagnostics, "after the test body") {
+                $0.continuationsCreated == $0.continuationsResumed
+            }
+            await entry.central?.close()
+            await settle(entry.diagnostics, "after close") { $0.outstanding == 0 }
+        }
+    }
+
+    /// Waits up to 5 s for `condition`; cleanup work runs on tasks of its own, so it may lag.
+    private func settle(
+        _ diagnostics: BLEDiagnostics, _ when: String, _ condition: (BLEDiagnostics) -> Bool
+    ) async {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition(diagnostics) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("outstanding in the SDK \(when): \(diagnostics.summary)")
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 }
 

@@ -27,7 +27,7 @@ extension Central {
         connectAttempts[id] = ConnectAttempt(task: attempt, waiters: (connectAttempts[id]?.waiters ?? 0) + 1)
         // Each caller waits on its own slot: cancelling one caller ends its wait at once, and
         // the attempt itself (then Disconnect) only when no caller is left.
-        let slot = OnceSlot<Peripheral>()
+        let slot = OnceSlot<Peripheral>(diagnostics: session.diagnostics)
         Task(executorPreference: session.connection.executor) { slot.finish(await attempt.value) }
         let result = await withTaskCancellationHandler {
             await slot.wait()

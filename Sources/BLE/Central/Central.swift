@@ -23,7 +23,7 @@ public actor Central {
     /// The adapter it uses, e.g. `hci0`.
     public nonisolated let adapterName: String
     nonisolated let adapterPath: ObjectPath
-    nonisolated let stateBroadcast = Broadcast(ManagerState.unknown)
+    nonisolated let stateBroadcast: Broadcast<ManagerState>
     var follower: Task<Void, Never>?
     var discovery = DiscoverySessions()
     var peripherals: [PeripheralID: Peripheral] = [:]
@@ -51,6 +51,7 @@ public actor Central {
         self.options = options
         self.adapterName = name
         self.adapterPath = path
+        self.stateBroadcast = Broadcast(.unknown, diagnostics: session.diagnostics)
         let events = session.events()
         stateBroadcast.set(Self.deriveState(session, adapter: path))
         let task = Task(executorPreference: session.connection.executor) { [weak self] in
@@ -76,6 +77,9 @@ public actor Central {
         stateBroadcast.finish()
         session.close()
     }
+
+    /// Live counters of suspended tasks, open streams and bus calls (see ``BLEDiagnostics``).
+    public nonisolated var diagnostics: BLEDiagnostics { session.diagnostics }
 
     // MARK: State
 

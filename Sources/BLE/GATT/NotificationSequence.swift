@@ -73,7 +73,7 @@ public struct NotificationSequence: AsyncSequence, Sendable {
         _ subscriber: NotificationSubscriber, peripheral: Peripheral, path: ObjectPath, acquired: Bool = false,
         task: Task<Void, Never>? = nil
     ) {
-        subscriber.continuation.onTermination = { _ in
+        peripheral.session.diagnostics.track(subscriber.continuation) { _ in
             task?.cancel()
             Task(executorPreference: peripheral.session.connection.executor) {
                 if acquired {

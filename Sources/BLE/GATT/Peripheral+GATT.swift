@@ -126,6 +126,8 @@ extension Peripheral {
             gatt.queueBusy = true
             return
         }
+        let site = session.diagnostics.willSuspend()
+        defer { session.diagnostics.didResume(site) }
         await withCheckedContinuation { gatt.queue.append($0) }
     }
 
@@ -143,7 +145,7 @@ extension Peripheral {
     ) async -> Result<DBusMessage, BLEError> {
         let id = gatt.nextOperation
         gatt.nextOperation += 1
-        let slot = OnceSlot<DBusMessage>()
+        let slot = OnceSlot<DBusMessage>(diagnostics: session.diagnostics)
         gatt.pending[id] = { error in slot.finish(.failure(error)) }
         let work = Task(executorPreference: session.connection.executor) {
             do throws(BLEError) { slot.finish(.success(try await call())) } catch { slot.finish(.failure(error)) }
@@ -184,8 +186,11 @@ extension Peripheral {
     ) async throws(BLEError) -> DBusMessage {
         let deadline = ContinuousClock.now + timeout
         while true {
+            // The retry pause may end past the deadline.
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw BLEError.timeout("\(member.rawValue)") }
             do {
-                return try await session.call(path, interface, member, arguments, timeout: deadline - ContinuousClock.now)
+                return try await session.call(path, interface, member, arguments, timeout: remaining)
             } catch where error.code == .inProgress && ContinuousClock.now + .milliseconds(10) < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
                 if Task.isCancelled { throw BLEError.cancelledByTask }

@@ -13,10 +13,12 @@ public final class WriteChannel: Sendable {
     public let mtu: UInt16
     private let descriptor: FileDescriptor
     private static let queue = DispatchQueue(label: "swift-ble.write-channel")
+    private let diagnostics: BLEDiagnostics?
 
-    init(descriptor: FileDescriptor, mtu: UInt16) {
+    init(descriptor: FileDescriptor, mtu: UInt16, diagnostics: BLEDiagnostics? = nil) {
         self.descriptor = descriptor
         self.mtu = mtu
+        self.diagnostics = diagnostics
         let flags = fcntl(descriptor.rawValue, F_GETFL)
         _ = fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK)
     }
@@ -57,6 +59,8 @@ public final class WriteChannel: Sendable {
     public func close() { descriptor.close() }
 
     private func waitUntilWritable(_ fd: Int32) async {
+        let site = diagnostics.willSuspend()
+        defer { diagnostics.didResume(site) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: Self.queue)
             let resumed = Mutex(false)
@@ -92,6 +96,6 @@ extension Peripheral {
         let reply = try result.get()
         guard reply.body.count == 2, case .unixFD(let descriptor) = reply.body[0], case .uint16(let mtu) = reply.body[1]
         else { throw BLEError(.protocolError, message: "AcquireWrite replied (\(reply.signature)), not (hq)") }
-        return WriteChannel(descriptor: descriptor, mtu: mtu)
+        return WriteChannel(descriptor: descriptor, mtu: mtu, diagnostics: session.diagnostics)
     }
 }

@@ -41,7 +41,7 @@ public actor Peripheral {
         self.session = session
         self.central = central
         self.reconnectPolicy = policy
-        self.eventBroadcast = EventBroadcast()
+        self.eventBroadcast = EventBroadcast(diagnostics: session.diagnostics)
     }
 
     deinit {
@@ -244,9 +244,12 @@ public actor Peripheral {
             if error.code == .timeout || error.code == .cancelled {
                 // BlueZ cancels a pending Connect on Disconnect; leave no half-open link. Sent
                 // from a task of its own: a cancelled task sends no calls.
+                // Bounded by the call timeout too, so a connect overruns its deadline by one
+                // unanswered call at most.
+                let limit = min(session.callTimeout, .seconds(5))
                 await Task(executorPreference: session.connection.executor) {
                     _ = try? await session.call(
-                        devicePath, BlueZInterface.device1, BlueZMethod.disconnect, timeout: .seconds(5))
+                        devicePath, BlueZInterface.device1, BlueZMethod.disconnect, timeout: limit)
                 }.value
             }
             throw error

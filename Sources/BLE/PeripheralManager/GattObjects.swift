@@ -59,7 +59,10 @@ struct GattObjects {
             methods += try notifyMethods(path)
             if acquireNotify { properties.append(ExportedProperty("NotifyAcquired", value: .boolean(false))) }
         }
-        return ExportedInterface(BlueZInterface.gattCharacteristic1, methods: methods, properties: properties)
+        // Only bluetoothd may read, write or subscribe: another client on the bus gets AccessDenied.
+        return ExportedInterface(
+            BlueZInterface.gattCharacteristic1, methods: methods, properties: properties,
+            acceptedSender: BlueZService.busName)
     }
 
     private func descriptorInterface(
@@ -71,7 +74,7 @@ struct GattObjects {
                 ExportedProperty("UUID", value: .string(descriptor.uuid.uuidString)),
                 ExportedProperty("Characteristic", value: .objectPath(characteristic)),
                 ExportedProperty("Flags", value: .array(.string, descriptor.flags.map { .string($0) })),
-            ])
+            ], acceptedSender: BlueZService.busName)
     }
 
     /// `ReadValue` and `WriteValue`, answered later (the app decides when).

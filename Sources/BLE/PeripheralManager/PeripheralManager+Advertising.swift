@@ -82,7 +82,11 @@ extension PeripheralManager {
         }
         do throws(DBusError) {
             try session.connection.export(
-                [ExportedInterface(BlueZInterface.leAdvertisement1, methods: [release], properties: properties)],
+                [
+                    ExportedInterface(
+                        BlueZInterface.leAdvertisement1, methods: [release], properties: properties,
+                        acceptedSender: BlueZService.busName)
+                ],
                 at: Self.advertisementPath)
         } catch {
             throw BLEError(error)

@@ -46,6 +46,8 @@ struct ScanRequest: Sendable {
 extension Central {
     func lockDiscovery() async {
         while discovery.busy {
+            let site = session.diagnostics.willSuspend()
+            defer { session.diagnostics.didResume(site) }
             await withCheckedContinuation { discovery.waiters.append($0) }
         }
         discovery.busy = true

@@ -34,7 +34,7 @@ public struct ScanSequence: AsyncSequence, Sendable {
         let task = Task(executorPreference: central.session.connection.executor) {
             await central.runScan(request, into: continuation, counters: counters)
         }
-        continuation.onTermination = { _ in task.cancel() }
+        central.session.diagnostics.track(continuation) { _ in task.cancel() }
         return Iterator(base: stream.makeAsyncIterator(), handle: ScanHandle(task: task))
     }
 

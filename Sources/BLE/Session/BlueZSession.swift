@@ -27,12 +27,15 @@ final class BlueZSession: Sendable {
     let connection: Connection
     let logger: BLELogger
     let callTimeout: Duration
+    /// What the central and everything it hands out leave waiting.
+    let diagnostics: BLEDiagnostics
     private let state = Mutex(State())
 
     private init(connection: Connection, logger: BLELogger, callTimeout: Duration) {
         self.connection = connection
         self.logger = logger
         self.callTimeout = callTimeout
+        self.diagnostics = BLEDiagnostics(bus: connection.counters, connectionName: connection.uniqueName.rawValue)
     }
 
     /// Connects to the bus, subscribes to BlueZ's signals, reads the tree, and starts
@@ -197,7 +200,7 @@ final class BlueZSession: Sendable {
             state.listeners[id] = Listener(prefix: prefix, continuation: continuation)
             return id
         }
-        continuation.onTermination = { [weak self] _ in
+        diagnostics.track(continuation) { [weak self] _ in
             self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
         }
         return stream

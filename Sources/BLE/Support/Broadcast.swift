@@ -8,9 +8,12 @@ import Synchronization
 /// subscriber misses nothing between reading the value and registering.
 final class Broadcast<Value: Sendable & Equatable>: Sendable {
     private let current: Mutex<Value>
-    private let changes = EventBroadcast<Value>(keepingLatest: 1)
+    private let changes: EventBroadcast<Value>
 
-    init(_ initial: Value) { current = Mutex(initial) }
+    init(_ initial: Value, diagnostics: BLEDiagnostics? = nil) {
+        current = Mutex(initial)
+        changes = EventBroadcast(keepingLatest: 1, diagnostics: diagnostics)
+    }
 
     var value: Value { current.withLock { $0 } }
 

@@ -13,8 +13,12 @@ final class EventBroadcast<Event: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let limit: Int
+    private let diagnostics: BLEDiagnostics?
 
-    init(keepingLatest limit: Int = 64) { self.limit = limit }
+    init(keepingLatest limit: Int = 64, diagnostics: BLEDiagnostics? = nil) {
+        self.limit = limit
+        self.diagnostics = diagnostics
+    }
 
     func yield(_ event: Event) {
         state.withLock { state in
@@ -33,10 +37,11 @@ final class EventBroadcast<Event: Sendable>: Sendable {
             return state.next
         }
         guard let id else {
+            diagnostics.track(continuation)
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [weak self] _ in
+        diagnostics.track(continuation) { [weak self] _ in
             self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
         }
         return stream

@@ -11,6 +11,9 @@ final class OnceSlot<Value: Sendable>: Sendable {
     }
 
     private let state = Mutex(State.empty)
+    private let diagnostics: BLEDiagnostics?
+
+    init(diagnostics: BLEDiagnostics? = nil) { self.diagnostics = diagnostics }
 
     func finish(_ result: Result<Value, BLEError>) {
         let waiter: CheckedContinuation<Result<Value, BLEError>, Never>? = state.withLock { state in
@@ -29,7 +32,9 @@ final class OnceSlot<Value: Sendable>: Sendable {
     }
 
     func wait() async -> Result<Value, BLEError> {
-        await withCheckedContinuation { continuation in
+        let site = diagnostics.willSuspend()
+        defer { diagnostics.didResume(site) }
+        return await withCheckedContinuation { continuation in
             let ready: Result<Value, BLEError>? = state.withLock { state in
                 switch state {
                 case .done(let result):

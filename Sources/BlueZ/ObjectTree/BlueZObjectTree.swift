@@ -33,7 +33,8 @@ public struct BlueZObjectTree: Sendable, Hashable {
     ///   as when a signal repeats what the snapshot already held).
     /// - ``ObjectTreeEvent/interfacesRemoved(_:_:)`` removes interfaces; unknown ones are ignored.
     /// - ``ObjectTreeEvent/propertiesChanged(_:_:changed:invalidated:)`` updates an interface the
-    ///   tree holds and is ignored otherwise; invalidated names it never held are ignored.
+    ///   tree holds and is ignored otherwise; invalidated names it never held are ignored, and so
+    ///   is a value whose D-Bus type differs from the one held (the last good value stays).
     /// - ``ObjectTreeEvent/reset`` removes everything.
     ///
     /// Changes come in a stable order: removals deepest path first, then additions and property
@@ -102,13 +103,21 @@ public struct BlueZObjectTree: Sendable, Hashable {
     ) -> [ObjectTreeChange] {
         guard objects[path]?[interface] != nil else { return [] }
         // Mutated in place: a copy of the properties would be copied again on write.
-        for (key, value) in changed { objects[path]?[interface]?[key] = PropertyDecoding.unwrapped(value) }
+        var changedKeys: [String] = []
+        for (key, value) in changed {
+            let value = PropertyDecoding.unwrapped(value)
+            // A property never changes its D-Bus type: a value of another type is bad input
+            // (a broken or impersonated daemon) and is ignored, keeping the last good one.
+            if let held = objects[path]?[interface]?[key], held.type != value.type { continue }
+            objects[path]?[interface]?[key] = value
+            changedKeys.append(key)
+        }
         var invalidatedKeys: [String] = []
         for key in invalidated where objects[path]?[interface]?.removeValue(forKey: key) != nil {
             invalidatedKeys.append(key)
         }
-        guard !changed.isEmpty || !invalidatedKeys.isEmpty else { return [] }
-        return [.changed(path, interface, changedKeys: changed.keys.sorted(), invalidatedKeys: invalidatedKeys)]
+        guard !changedKeys.isEmpty || !invalidatedKeys.isEmpty else { return [] }
+        return [.changed(path, interface, changedKeys: changedKeys.sorted(), invalidatedKeys: invalidatedKeys)]
     }
 
     // MARK: Helpers

@@ -13,7 +13,20 @@ extension IOLoop {
             return
         }
         let resolution = core.objects.withLock { IncomingCall.resolve(call, in: $0) }
+        answer(call, resolution)
+    }
+
+    private func answer(_ call: DBusMessage, _ resolution: IncomingCall) {
         switch resolution {
+        case .restricted(let accepted, let inner):
+            authorize(call.sender, as: accepted) { [unowned self] allowed in
+                guard allowed else {
+                    let text = "only \(accepted) may call \(call.interface?.rawValue ?? "")"
+                    let denied = DBusError.reply(DBusError.StandardName.accessDenied, text)
+                    return reply(to: call, with: .failure(denied), expecting: nil)
+                }
+                answer(call, inner)
+            }
         case .reply(let values):
             reply(to: call, with: .success(values), expecting: nil)
         case .error(let name, let text):

@@ -11,7 +11,9 @@ enum MonotonicClock {
     /// The deadline `duration` from now, saturating instead of overflowing.
     static func deadline(after duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
-        if seconds < 0 { return now() }
+        // A negative duration is a deadline already passed; below one second it has zero
+        // seconds and negative attoseconds, which must not reach the UInt64 conversion.
+        if seconds < 0 || attoseconds < 0 { return now() }
         let nanos = UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
         if nanos.overflow { return .max }
         let total = nanos.partialValue.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))

@@ -12,13 +12,19 @@ public struct ExportedInterface: Sendable {
     public var properties: [String: ExportedProperty]
     /// Signals the object may emit, for introspection.
     public var signals: [SignalDescription]
+    /// Who may call its methods and set its properties: a unique name, or a well-known name
+    /// whose current owner alone may (e.g. `org.bluez` for a GATT application or an agent).
+    /// Other callers get `org.freedesktop.DBus.Error.AccessDenied`; nil accepts everyone.
+    /// Reading properties stays open to all.
+    public var acceptedSender: BusName?
 
     /// Creates an interface description.
     public init(
         _ name: InterfaceName, methods: [ExportedMethod] = [], properties: [ExportedProperty] = [],
-        signals: [SignalDescription] = []
+        signals: [SignalDescription] = [], acceptedSender: BusName? = nil
     ) {
         self.name = name
+        self.acceptedSender = acceptedSender
         self.methods = Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         self.properties = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         self.signals = signals

@@ -5,6 +5,8 @@ enum IncomingCall {
     case error(String, String)
     case invoke(ExportedMethod)
     case setProperty(interface: InterfaceName, name: String, value: DBusValue, property: ExportedProperty)
+    /// Allowed only when the caller is `sender` (see ``ExportedInterface/acceptedSender``).
+    indirect case restricted(to: BusName, IncomingCall)
 
     /// Resolves `call` against the exported objects and the standard interfaces.
     static func resolve(_ call: DBusMessage, in table: ObjectTable) -> IncomingCall {
@@ -39,14 +41,18 @@ enum IncomingCall {
                 gdbus ? notFoundText(call, member) : "no object at \(path.rawValue)")
         }
         let method: ExportedMethod?
+        let acceptedSender: BusName?
         if let interfaceName = call.interface {
             guard let interface = object.interfaces[interfaceName] else {
                 if gdbus { return .error(DBusError.StandardName.unknownMethod, notFoundText(call, member)) }
                 return .error(DBusError.StandardName.unknownInterface, "no interface \(interfaceName) at \(path)")
             }
             method = interface.methods[member]
+            acceptedSender = interface.acceptedSender
         } else {
-            method = object.order.lazy.compactMap { object.interfaces[$0]?.methods[member] }.first
+            let interface = object.order.lazy.compactMap { object.interfaces[$0] }.first { $0.methods[member] != nil }
+            method = interface?.methods[member]
+            acceptedSender = interface?.acceptedSender
         }
         guard let method else {
             return .error(
@@ -59,7 +65,12 @@ enum IncomingCall {
                 DBusError.StandardName.invalidArgs,
                 "\(member) takes (\(method.inSignature.rawValue)), got (\(call.signature))")
         }
-        return .invoke(method)
+        return restricting(.invoke(method), to: acceptedSender)
+    }
+
+    private static func restricting(_ resolution: IncomingCall, to sender: BusName?) -> IncomingCall {
+        guard let sender else { return resolution }
+        return .restricted(to: sender, resolution)
     }
 
     /// libdbus's text for a call nothing handles, which gdbus also uses.
@@ -127,7 +138,9 @@ enum IncomingCall {
             return .error(
                 DBusError.StandardName.invalidArgs, "property \(name) has type \(property.type.signature)")
         }
-        return .setProperty(interface: interfaceName, name: name, value: value, property: property)
+        return restricting(
+            .setProperty(interface: interfaceName, name: name, value: value, property: property),
+            to: interface.acceptedSender)
     }
 
     private static let invalidSignature = "org.freedesktop.DBus.Error.InvalidSignature"

@@ -1,0 +1,108 @@
+import DBus
+import Synchronization
+
+/// Live counters of everything a ``Central`` (and the peripherals and characteristics it
+/// hands out) leaves waiting: suspended tasks, open streams, and D-Bus calls in flight.
+///
+/// Always on and cheap (relaxed atomic additions). Once a central is closed and its users
+/// are done, ``outstanding`` is zero: a non-zero value is a task that will never be resumed
+/// or a stream that will never end. The test suite checks this after every bus test.
+public final class BLEDiagnostics: Sendable {
+    let created = Atomic<Int>(0)
+    let resumed = Atomic<Int>(0)
+    let opened = Atomic<Int>(0)
+    let ended = Atomic<Int>(0)
+    private let bus: ConnectionCounters?
+    /// Suspended tasks by where they wait (file:line), for finding one that is never resumed.
+    private let waiting = Mutex<[String: Int]>([:])
+    /// The unique bus name of the central's connection, to find it in the bus daemon's
+    /// statistics (`org.freedesktop.DBus.Debug.Stats`).
+    public let connectionName: String?
+
+    init(bus: ConnectionCounters?, connectionName: String?) {
+        self.bus = bus
+        self.connectionName = connectionName
+    }
+
+    /// Continuations the SDK suspended a task on.
+    public var continuationsCreated: Int { created.load(ordering: .relaxed) }
+    /// Those whose task has been resumed.
+    public var continuationsResumed: Int { resumed.load(ordering: .relaxed) }
+    /// Stream continuations (state, events, scans, notifications, internal listeners) created.
+    public var streamsOpened: Int { opened.load(ordering: .relaxed) }
+    /// Those that ended (finished, or their consumer went away).
+    public var streamsEnded: Int { ended.load(ordering: .relaxed) }
+    /// Calls to bluetoothd started on the central's bus connection.
+    public var busCallsStarted: Int { bus?.callsStarted ?? 0 }
+    /// Those whose caller has been resumed.
+    public var busCallsFinished: Int { bus?.callsFinished ?? 0 }
+
+    /// Suspended tasks, open streams and bus calls not yet resolved, together.
+    public var outstanding: Int {
+        (continuationsCreated - continuationsResumed) + (streamsOpened - streamsEnded)
+            + (busCallsStarted - busCallsFinished)
+    }
+
+    /// Every counter, for test failures and logs, with where suspended tasks wait.
+    public var summary: String {
+        let sites = waiting.withLock { $0 }.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        let waits =
+            sites.isEmpty ? "" : " (waiting: " + sites.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + ")"
+        return "continuations \(continuationsResumed)/\(continuationsCreated) resumed, "
+            + "streams \(streamsEnded)/\(streamsOpened) ended, bus calls \(busCallsFinished)/\(busCallsStarted) finished"
+            + waits
+    }
+
+    /// Counts a task about to suspend at `file:line`; pair with ``didResume(_:)``. The caller
+    /// suspends with a plain `withCheckedContinuation` between the two: wrapping it in an async
+    /// function would add a hop between an actor's check and its suspension (its waiter could
+    /// then be queued after the wake-up it waits for, and never be resumed).
+    func willSuspend(file: String = #fileID, line: Int = #line) -> String {
+        let site = "\(file):\(line)"
+        created.add(1, ordering: .relaxed)
+        waiting.withLock { $0[site, default: 0] += 1 }
+        return site
+    }
+
+    /// Counts the task suspended at `site` as resumed.
+    func didResume(_ site: String) {
+        waiting.withLock { $0[site, default: 0] -= 1 }
+        resumed.add(1, ordering: .relaxed)
+    }
+
+    /// Counts a stream continuation now and its end at termination, chaining `onTermination`.
+    func track<Element>(
+        _ continuation: AsyncStream<Element>.Continuation,
+        onTermination: (@Sendable (AsyncStream<Element>.Continuation.Termination) -> Void)? = nil
+    ) {
+        opened.add(1, ordering: .relaxed)
+        continuation.onTermination = { [self] termination in
+            ended.add(1, ordering: .relaxed)
+            onTermination?(termination)
+        }
+    }
+}
+
+extension BLEDiagnostics? {
+    /// ``BLEDiagnostics/willSuspend(file:line:)`` when counting.
+    func willSuspend(file: String = #fileID, line: Int = #line) -> String? {
+        self?.willSuspend(file: file, line: line)
+    }
+
+    /// ``BLEDiagnostics/didResume(_:)`` when counting.
+    func didResume(_ site: String?) {
+        if let self, let site { self.didResume(site) }
+    }
+
+    /// ``BLEDiagnostics/track(_:onTermination:)`` when counting; sets `onTermination` otherwise.
+    func track<Element>(
+        _ continuation: AsyncStream<Element>.Continuation,
+        onTermination: (@Sendable (AsyncStream<Element>.Continuation.Termination) -> Void)? = nil
+    ) {
+        guard let self else {
+            continuation.onTermination = onTermination
+            return
+        }
+        self.track(continuation, onTermination: onTermination)
+    }
+}
