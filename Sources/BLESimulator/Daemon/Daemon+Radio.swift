@@ -11,7 +11,10 @@ extension Daemon {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
                 guard let self else { return }
-                self.expireTemporaryDevices(now: MonotonicNanos.now())
+                let now = MonotonicNanos.now()
+                // Reports due first: a stalled scan ticker must not let a device seem gone.
+                _ = self.deliverAdvertisements(now: now, fromTicker: false)
+                self.expireTemporaryDevices(now: now)
             }
         }
         addTask(task)
@@ -25,7 +28,7 @@ extension Daemon {
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: tick)
-                guard let self, self.deliverAdvertisements(now: MonotonicNanos.now()) else { return }
+                guard let self, self.deliverAdvertisements(now: MonotonicNanos.now(), fromTicker: true) else { return }
             }
         }
         addTask(task)
@@ -35,11 +38,11 @@ extension Daemon {
     /// nothing is done: the schedule waits, and events missed meanwhile are skipped in phase
     /// when scanning resumes (``AdvertisingSchedule/nextDue(after:intervalMs:now:)``).
     /// Returns whether the ticker should go on (some adapter discovers); when it returns
-    /// false the ticker is marked stopped under the same lock that starts one.
-    func deliverAdvertisements(now: UInt64) -> Bool {
+    /// false to the ticker, the ticker is marked stopped under the same lock that starts one.
+    func deliverAdvertisements(now: UInt64, fromTicker: Bool) -> Bool {
         core.state.withLock { state in
             guard isCurrent(state), state.adapters.contains(where: \.discovering) else {
-                scanTicking.store(false, ordering: .releasing)
+                if fromTicker { scanTicking.store(false, ordering: .releasing) }
                 return false
             }
             let latency = MonotonicNanos.of(options.scanStartLatency)
