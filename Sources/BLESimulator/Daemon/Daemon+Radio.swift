@@ -110,7 +110,7 @@ extension Daemon {
         let rssi = definition.rssi &+ jitter
         if filtered, !sessions.contains(where: { Self.accepts($0.filter, definition, rssi: rssi) }) { return }
         state.statistics.advertisementsDelivered += 1
-        guard let path = try? BlueZPath.device(address, adapter: adapter.path) else { return }
+        guard let path = state.devicePath(address, adapter: adapter) else { return }
         guard var device = state.devices[path] else {
             try? addDevice(&state, definition, address: address, adapter: adapter, fromStorage: false, rssi: rssi)
             return

@@ -24,6 +24,9 @@ struct SimState: Sendable {
     var filters: [Int: [BusName: DiscoveryFilter]] = [:]
     /// When each advertising peripheral sends next.
     var advertising = AdvertisingSchedule()
+    /// Device object paths by adapter index and address: formatting one is a good part of
+    /// handling an advertising report.
+    var devicePaths: [Int: [BluetoothAddress: ObjectPath]] = [:]
     /// Injected faults, matched in order.
     var faults: [FaultRule] = []
     /// Bumped at every daemon restart so work scheduled by an old daemon does nothing.
@@ -35,6 +38,14 @@ struct SimState: Sendable {
 }
 
 extension SimState {
+    /// The path of `address`'s device object on `adapter`, made once.
+    mutating func devicePath(_ address: BluetoothAddress, adapter: AdapterState) -> ObjectPath? {
+        if let path = devicePaths[adapter.index]?[address] { return path }
+        guard let path = try? BlueZPath.device(address, adapter: adapter.path) else { return nil }
+        devicePaths[adapter.index, default: [:]][address] = path
+        return path
+    }
+
     /// Starts a peripheral's advertising events at its address-derived phase.
     mutating func scheduleAdvertising(_ address: BluetoothAddress, now: UInt64) {
         guard let record = peripherals[address], record.definition.advertising else { return }
