@@ -45,7 +45,8 @@ guard arguments.first == "dbus-calls", arguments.count >= 5 else {
 }
 let numbers = arguments.dropFirst(2).compactMap { Int($0) }
 let mode = arguments[1]
-guard (mode == "seq" && numbers.count == 3) || (mode == "pipe" && numbers.count == 4), numbers.allSatisfy({ $0 > 0 || $0 == 0 })
+guard (mode == "seq" && numbers.count == 3) || (mode == "pipe" && numbers.count == 4),
+    numbers.allSatisfy({ $0 > 0 || $0 == 0 })
 else {
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)

@@ -124,7 +124,8 @@ public final class Simulator: Sendable {
             change(&after)
             record = record.updated(to: after)
             state.peripherals[address] = record
-            if after.advertising && (!before.advertising || after.advertisingIntervalMs != before.advertisingIntervalMs) {
+            if after.advertising && (!before.advertising || after.advertisingIntervalMs != before.advertisingIntervalMs)
+            {
                 state.scheduleAdvertising(address, now: MonotonicNanos.now())
             }
         }
@@ -138,7 +139,8 @@ public final class Simulator: Sendable {
 
     /// The peripherals in range.
     public var peripherals: [VirtualPeripheral] {
-        core.state.withLock { state in state.peripherals.keys.sorted().compactMap { state.peripherals[$0]?.definition } }
+        core.state.withLock { state in state.peripherals.keys.sorted().compactMap { state.peripherals[$0]?.definition }
+        }
     }
 
     /// The value a peripheral holds for a characteristic (what centrals wrote, or its initial value).

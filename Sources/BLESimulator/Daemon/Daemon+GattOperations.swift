@@ -93,7 +93,8 @@ extension Daemon {
                 // Gone already: the link dropped and the reads were failed.
                 guard let pending = state.devices[target.device]?.readsInFlight.removeValue(forKey: target.path)
                 else { return }
-                daemon.finishRead(&state, target, offset: options.offset, replies: pending.replies, generation: generation)
+                daemon.finishRead(
+                    &state, target, offset: options.offset, replies: pending.replies, generation: generation)
             }
         }
     }
@@ -199,7 +200,9 @@ extension Daemon {
         let announce = !device.paired
         device.paired = true
         state.devices[path] = device
-        if announce { emit(path, BlueZInterface.device1, set: [("Paired", .boolean(true)), ("Bonded", .boolean(true))]) }
+        if announce {
+            emit(path, BlueZInterface.device1, set: [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
+        }
         return nil
     }
 
@@ -295,7 +298,9 @@ extension Daemon {
                         return reply.fail(ATTErrorMapping.clientError(forATTError: code))
                     }
                     device = state.devices[target.device] ?? device
-                    if let code = definition.writeError { return reply.fail(ATTErrorMapping.clientError(forATTError: code)) }
+                    if let code = definition.writeError {
+                        return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    }
                 }
             }
             if kind != "command" {

@@ -59,7 +59,9 @@ extension Daemon {
     }
 
     /// The CCC is written (or, disconnected, the session waits for the next connection, Q8).
-    private func addNotifySession(_ state: inout SimState, _ reply: MethodReply, _ target: GattTarget, _ sender: BusName) {
+    private func addNotifySession(
+        _ state: inout SimState, _ reply: MethodReply, _ target: GattTarget, _ sender: BusName
+    ) {
         guard var device = state.devices[target.device] else { return reply.fail(Self.notConnected) }
         let first = device.notifySessions[target.path]?.isEmpty ?? true
         device.notifySessions[target.path, default: []].insert(sender)

@@ -42,7 +42,8 @@ extension Daemon {
         let gatt = BlueZUUID.canonical("1801")
         let changed = BlueZUUID.canonical("2A05")
         return layout.services.contains { service in
-            service.uuid == gatt && service.characteristics.contains { $0.uuid == changed && $0.flags.contains("indicate") }
+            service.uuid == gatt
+                && service.characteristics.contains { $0.uuid == changed && $0.flags.contains("indicate") }
         }
     }
 }

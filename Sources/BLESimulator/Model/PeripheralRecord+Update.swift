@@ -39,7 +39,10 @@ extension PeripheralRecord {
                     descriptorIdentity.descriptorOccurrence = descriptorSeen[descriptorUUID, default: 0]
                     descriptorSeen[descriptorUUID] = descriptorIdentity.descriptorOccurrence + 1
                     result.append(
-                        (descriptorIdentity, ValueKey(service: s, characteristic: c, descriptor: d), descriptor.value.data))
+                        (
+                            descriptorIdentity, ValueKey(service: s, characteristic: c, descriptor: d),
+                            descriptor.value.data
+                        ))
                 }
             }
         }

@@ -94,12 +94,11 @@ struct ObjectTable {
         set changes: [(String, DBusValue)], remove removals: [String], interface name: InterfaceName,
         at path: ObjectPath
     ) throws(DBusError) -> [DBusMessage] {
-        guard objects[path]?.interfaces[name] != nil else {
-            throw DBusError.reply(DBusError.StandardName.unknownInterface, "no interface \(name) at \(path)")
-        }
         // Changed in place: a copy of the interface would copy its property dictionary on every
         // change (a GATT read or notification is one).
-        let (changed, invalidated) = try Self.apply(changes, removals, name, to: &objects[path]!.interfaces[name]!)
+        guard let (changed, invalidated) = try objects[path]?.interfaces[name]?.apply(changes, removals) else {
+            throw DBusError.reply(DBusError.StandardName.unknownInterface, "no interface \(name) at \(path)")
+        }
         guard !changed.isEmpty || !invalidated.isEmpty else { return [] }
         return [
             Self.signal(
@@ -109,46 +108,6 @@ struct ObjectTable {
                     .array(.string, invalidated),
                 ])
         ]
-    }
-
-    /// Checks every change first, so a bad one leaves the interface untouched, then stores
-    /// them; returns the changed entries and invalidated names to announce.
-    private static func apply(
-        _ changes: [(String, DBusValue)], _ removals: [String], _ name: InterfaceName,
-        to interface: inout ExportedInterface
-    ) throws(DBusError) -> ([DBusDictionaryEntry], [DBusValue]) {
-        for (property, value) in changes {
-            guard let stored = interface.properties[property] else {
-                throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
-            }
-            guard stored.type == value.type else {
-                throw DBusError.reply(
-                    DBusError.StandardName.invalidArgs,
-                    "property \(property) has type \(stored.type.signature), not \(value.type.signature)")
-            }
-            try value.validate()
-        }
-        for property in removals where interface.properties[property] == nil {
-            throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
-        }
-        var changed: [DBusDictionaryEntry] = []
-        var invalidated: [DBusValue] = []
-        for (property, value) in changes {
-            interface.properties[property]?.value = value
-            interface.properties[property]?.isPresent = true
-            switch interface.properties[property]?.changeSignal {
-            case .emitsValue?: changed.append(DBusDictionaryEntry(.string(property), .variant(value)))
-            case .invalidates?: invalidated.append(.string(property))
-            case .constant?, .none?, nil: break
-            }
-        }
-        for property in removals where interface.properties[property]?.isPresent == true {
-            interface.properties[property]?.isPresent = false
-            if interface.properties[property]?.changeSignal != ExportedProperty.ChangeSignal.none {
-                invalidated.append(.string(property))
-            }
-        }
-        return (changed, invalidated)
     }
 
     /// `a{oa{sa{sv}}}` of every object below `manager`.
@@ -206,5 +165,46 @@ struct ObjectTable {
         _ path: ObjectPath, _ interface: InterfaceName, _ member: String, _ body: [DBusValue]
     ) -> DBusMessage {
         DBusMessage(kind: .signal, path: path, interface: interface, member: MemberName(unchecked: member), body: body)
+    }
+}
+
+extension ExportedInterface {
+    /// Checks every change first, so a bad one leaves the interface untouched, then stores
+    /// them; returns the changed entries and invalidated names to announce.
+    fileprivate mutating func apply(
+        _ changes: [(String, DBusValue)], _ removals: [String]
+    ) throws(DBusError) -> ([DBusDictionaryEntry], [DBusValue]) {
+        for (property, value) in changes {
+            guard let stored = properties[property] else {
+                throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
+            }
+            guard stored.type == value.type else {
+                throw DBusError.reply(
+                    DBusError.StandardName.invalidArgs,
+                    "property \(property) has type \(stored.type.signature), not \(value.type.signature)")
+            }
+            try value.validate()
+        }
+        for property in removals where properties[property] == nil {
+            throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
+        }
+        var changed: [DBusDictionaryEntry] = []
+        var invalidated: [DBusValue] = []
+        for (property, value) in changes {
+            properties[property]?.value = value
+            properties[property]?.isPresent = true
+            switch properties[property]?.changeSignal {
+            case .emitsValue?: changed.append(DBusDictionaryEntry(.string(property), .variant(value)))
+            case .invalidates?: invalidated.append(.string(property))
+            case .constant?, .none?, nil: break
+            }
+        }
+        for property in removals where properties[property]?.isPresent == true {
+            properties[property]?.isPresent = false
+            if properties[property]?.changeSignal != ExportedProperty.ChangeSignal.none {
+                invalidated.append(.string(property))
+            }
+        }
+        return (changed, invalidated)
     }
 }

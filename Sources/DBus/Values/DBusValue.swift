@@ -227,7 +227,8 @@ extension DBusType {
         switch self {
         case .array(let element):
             codes += 1
-            return arrays < 8 && element.plainlyFitsSignatureRules(codes: &codes, arrays: arrays + 1, structures: structures)
+            return arrays < 8
+                && element.plainlyFitsSignatureRules(codes: &codes, arrays: arrays + 1, structures: structures)
         case .dictionary(let key, let value):
             codes += 3
             guard arrays < 8, structures < 8, key.isBasic else { return false }
@@ -236,7 +237,9 @@ extension DBusType {
         case .structure(let fields):
             codes += 2
             guard !fields.isEmpty, structures < 8 else { return false }
-            return fields.allSatisfy { $0.plainlyFitsSignatureRules(codes: &codes, arrays: arrays, structures: structures + 1) }
+            return fields.allSatisfy {
+                $0.plainlyFitsSignatureRules(codes: &codes, arrays: arrays, structures: structures + 1)
+            }
         default:
             codes += 1
             return true

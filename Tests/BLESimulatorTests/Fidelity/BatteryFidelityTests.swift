@@ -15,7 +15,8 @@ struct BatteryFidelityTests {
     private static func sensor(levelFlags flags: [String] = ["read", "notify"]) -> VirtualPeripheral {
         var sensor = Peripherals.sensor()
         sensor.services.append(
-            VirtualService(uuid: "180F", characteristics: [VirtualCharacteristic(uuid: "2A19", flags: flags, value: [100])]))
+            VirtualService(
+                uuid: "180F", characteristics: [VirtualCharacteristic(uuid: "2A19", flags: flags, value: [100])]))
         return sensor
     }
 
@@ -35,7 +36,8 @@ struct BatteryFidelityTests {
                 added.addedProperties(of: BlueZInterface.battery1)
                     == ["Percentage": .byte(100), "Source": .string("GATT Battery Service")])
             // The GATT objects are there too, and no D-Bus client subscribed.
-            #expect(try await client.get(Self.level, BlueZInterface.gattCharacteristic1, "Notifying") == .boolean(false))
+            #expect(
+                try await client.get(Self.level, BlueZInterface.gattCharacteristic1, "Notifying") == .boolean(false))
             let notified = client.transcript.mark
             try simulator.notify(address: Peripherals.sensorAddress, characteristic: "2A19", value: Data([90]))
             try await client.transcript.first("Percentage 90", since: notified) {
@@ -52,7 +54,9 @@ struct BatteryFidelityTests {
         }
     }
 
-    @Test("No Battery1 when the Battery Level cannot be notified (the plugin's CCC write fails)", arguments: Release.allCases)
+    @Test(
+        "No Battery1 when the Battery Level cannot be notified (the plugin's CCC write fails)",
+        arguments: Release.allCases)
     func noBatteryWithoutNotify(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Self.sensor(levelFlags: ["read"])]) { _, client, _ in
             try await client.connectSensor()

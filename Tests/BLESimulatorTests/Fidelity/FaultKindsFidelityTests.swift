@@ -13,7 +13,9 @@ struct FaultKindsFidelityTests {
     private static let noOptions = DBusValue.dictionary(key: .string, value: .variant, [])
     private static let adapterAddress = "00:1A:7D:DA:71:13"
 
-    @Test("Disconnect faults: fail keeps the link, dropLink loses it at once (reason timeout)", arguments: Release.allCases)
+    @Test(
+        "Disconnect faults: fail keeps the link, dropLink loses it at once (reason timeout)",
+        arguments: Release.allCases)
     func disconnectFaults(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { simulator, client, _ in
             try await client.connectSensor()
@@ -35,7 +37,9 @@ struct FaultKindsFidelityTests {
         }
     }
 
-    @Test("Disconnect faults: noReply leaves the call to the client's timeout, the link stays", arguments: Release.allCases)
+    @Test(
+        "Disconnect faults: noReply leaves the call to the client's timeout, the link stays",
+        arguments: Release.allCases)
     func disconnectNoReply(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { simulator, client, _ in
             try await client.connectSensor()
@@ -47,7 +51,9 @@ struct FaultKindsFidelityTests {
         }
     }
 
-    @Test("StartNotify faults: an ATT error on the CCC write is mapped, the session is not kept", arguments: Release.allCases)
+    @Test(
+        "StartNotify faults: an ATT error on the CCC write is mapped, the session is not kept",
+        arguments: Release.allCases)
     func startNotifyATTError(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { simulator, client, _ in
             try await client.connectSensor()

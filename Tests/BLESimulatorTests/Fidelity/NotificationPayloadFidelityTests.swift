@@ -43,7 +43,8 @@ struct NotificationPayloadFidelityTests {
         try await Fidelity.run(release, peripherals: [Self.smallMTUSensor()]) { simulator, client, _ in
             try await client.connectSensor()
             let body = try await client.call(
-                Paths.measurement, Self.characteristic, "AcquireNotify", [.dictionary(key: .string, value: .variant, [])])
+                Paths.measurement, Self.characteristic, "AcquireNotify",
+                [.dictionary(key: .string, value: .variant, [])])
             guard case .unixFD(let descriptor)? = body.first, body.count == 2, body[1] == .uint16(23) else {
                 Issue.record("AcquireNotify answered \(body)")
                 return

@@ -39,7 +39,8 @@ struct PermissionFidelityTests {
         return sensor
     }
 
-    @Test("ReadValue of a characteristic without read: NotPermitted \"Read not permitted\"", arguments: Release.allCases)
+    @Test(
+        "ReadValue of a characteristic without read: NotPermitted \"Read not permitted\"", arguments: Release.allCases)
     func readNotPermitted(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Self.sensor()]) { _, client, _ in
             try await client.connectSensor()

@@ -23,7 +23,8 @@ struct UpdatePeripheralValuesTests {
                 heartRate.characteristics[1].value = [0x02]
                 heartRate.characteristics.insert(heartRate.characteristics.remove(at: 2), at: 0)
                 let battery = VirtualService(
-                    uuid: "180F", characteristics: [VirtualCharacteristic(uuid: "2A19", flags: ["read"], value: [0x50])])
+                    uuid: "180F", characteristics: [VirtualCharacteristic(uuid: "2A19", flags: ["read"], value: [0x50])]
+                )
                 peripheral.services = [battery, peripheral.services[1], heartRate]
             }
             #expect(try simulator.value(address: address, characteristic: "2A39") == Data([0x05]))
