@@ -37,7 +37,7 @@ public struct SimulatedFault: Sendable, Hashable {
 
     /// Which operation.
     public var operation: Operation
-    /// Only for this peripheral address (any when nil).
+    /// Only for this peripheral address (any when nil); for `startDiscovery`, the adapter's.
     public var address: String?
     /// Only for this characteristic UUID (any when nil).
     public var characteristic: String?
