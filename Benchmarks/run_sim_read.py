@@ -12,7 +12,7 @@ Server CPU per call is the server process's utime + stime (/proc/PID/stat) over 
 divided by N + warm-up. ble-sim is started fresh each round, after which its start-up CPU is
 excluded; its discovery and Connect stay in the figure (well under 1 µs per call at the default N).
 
-Usage, from the package root:
+Usage, from the package root (or `make bench-sim`):
 
     sh Benchmarks/floor/build.sh .build/bench
     swift build -c release --product ble-sim --product ble-bench
@@ -55,7 +55,6 @@ def sim_round(bus, bin_dir, scenario, n, warmup):
         bufsize=0, start_new_session=True)
     try:
         read_line(sim, 30, "the bus address from ble-sim")
-        log("ble-sim ready")
         time.sleep(0.3)
         before = cpu_seconds(sim.pid)
         proc = run_in_own_group([str(bin_dir / "ble-bench"), "sim-read", str(n), str(warmup)], bus.env, 300)
@@ -91,7 +90,6 @@ def main(argv=None):
             cpu, result = floor_round(bus, floor, args.n, args.warmup)
             rows["floor_cpu"].append(cpu)
             rows["floor_p50"].append(result["p50_us"])
-            log("floor done")
             cpu, result = sim_round(bus, bin_dir, args.scenario, args.n, args.warmup)
             rows["sim_cpu"].append(cpu)
             rows["sim_p50"].append(result["p50_us"])

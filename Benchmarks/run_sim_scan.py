@@ -10,7 +10,7 @@ HOLD more seconds). Reports, from /proc/PID/stat (10 ms ticks):
   steady state afterwards, each as a share of one core;
 * the client's time to half and to all N devices, and the dbus-daemon's CPU share.
 
-Usage, from the package root:
+Usage, from the package root (or `make bench-sim`):
 
     sh Benchmarks/floor/build.sh .build/bench
     swift build -c release --product ble-sim --product ble-bench
