@@ -7,7 +7,7 @@ APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
 BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo dbus-demo test build bench bench-dbus lint clean conformance bleak-venv
+.PHONY: deps demo dbus-demo test test-bluez build bench bench-dbus lint clean conformance bleak-venv docs docs-check
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -33,11 +33,19 @@ dbus-demo: deps
 	$(SWIFT) run dbus-demo
 
 ## The whole suite, on private dbus-daemons started and stopped by the tests, then the
-## conformance check with a client nobody here wrote (bleak, from PyPI).
+## conformance check with a client nobody here wrote (bleak, from PyPI), then the real BlueZ.
 test: deps
 	$(SWIFT) build --build-tests
 	timeout 1800 $(SWIFT) test --skip-build
 	$(MAKE) conformance
+	$(MAKE) docs-check
+	$(MAKE) test-bluez
+
+## RealBlueZTests against the real bluetoothd 5.66 with two emulated controllers in a qemu
+## guest (Tests/RealBlueZ/run.sh; `swift test` runs the same tests against the simulator).
+test-bluez: deps
+	$(SWIFT) build --build-tests
+	Tests/RealBlueZ/run.sh
 
 bleak-venv: deps
 	@[ -x $(BLEAK_VENV)/bin/python ] && $(BLEAK_VENV)/bin/python -c "import bleak" 2>/dev/null || { \
@@ -49,14 +57,48 @@ conformance: bleak-venv
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.66
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.87
 
+## DocC documentation from the toolchain's own docc (no plugin): a static site in .build/docs/site.
+docs: deps
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public >/dev/null
+	rm -rf .build/docs && mkdir -p .build/docs/graphs
+	cp "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph/BLE.symbols.json" .build/docs/graphs/
+	docc convert DocsSource/BLE.docc --additional-symbol-graph-dir .build/docs/graphs \
+		--fallback-display-name BLE --fallback-bundle-identifier org.swiftble.BLE \
+		--output-path .build/docs/site --transform-for-static-hosting --warnings-as-errors
+	@echo "docs: python3 -m http.server -d .build/docs/site 8000, then open http://localhost:8000/documentation/ble/"
+
+## Every public symbol has a doc comment, article code matches the compiled snippets, and the
+## catalog builds without a warning (broken links included).
+docs-check: docs
+	python3 Tests/Docs/check_docs.py "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph"
+
 ## Benchmarks (not part of `make test`); results land in Benchmarks/results/.
-bench: bench-dbus
+bench: bench-dbus bench-gatt
 
 bench-dbus: deps
 	$(SWIFT) build -c release --product ble-bench
 	sh Benchmarks/floor/build.sh $(BENCH_DIR)
 	python3 Benchmarks/run_dbus_calls.py --floor $(BENCH_DIR)/dbus_floor \
 		--swift ".build/release/ble-bench dbus-calls" --rounds 5 --out Benchmarks/results
+
+.PHONY: bench-gatt bench-scenarios
+
+## Generated scenarios too large to commit: beacon crowds and 100 peripherals with the 5 x 4 tree.
+bench-scenarios:
+	mkdir -p $(BENCH_DIR)
+	python3 Scenarios/tools/make_beacon_crowd.py $(BENCH_DIR)/beacons-1000.json --count 1000
+	python3 Scenarios/tools/make_beacon_crowd.py $(BENCH_DIR)/beacons-10000.json --count 10000
+	python3 Scenarios/tools/make_bench_gatt.py $(BENCH_DIR)/gatt-5x4-100.json --count 100
+
+## GATT: swift-ble vs the C floor vs bleak on ble-sim (BENCH_ARGS="--rounds 3 --quick" for a short run).
+BENCH_ARGS ?= --rounds 5
+bench-gatt: deps bleak-venv bench-scenarios
+	$(SWIFT) build -c release --product ble-bench
+	$(SWIFT) build -c release --product ble-sim
+	sh Benchmarks/floor/build.sh $(BENCH_DIR)
+	python3 Benchmarks/run_gatt.py --floor $(BENCH_DIR)/gatt_floor --swift ".build/release/ble-bench gatt" \
+		--bleak "$(BLEAK_VENV)/bin/python Benchmarks/bleak_bench.py" --sim .build/release/ble-sim \
+		--scenarios $(BENCH_DIR) --out Benchmarks/results $(BENCH_ARGS)
 
 lint:
 	swift-format lint --recursive --configuration .swift-format Sources Tests Benchmarks

@@ -37,24 +37,33 @@ let package = Package(
             path: "Sources/dbus-demo",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "BLECommandLine", dependencies: ["BLE", "BLESimulator", "DBusTestSupport"],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "ble",
-            dependencies: ["BLE", "BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
+            dependencies: ["BLECommandLine"],
             path: "Sources/ble",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "ble-sim",
-            dependencies: ["BLESimulator", "DBus", "DBusTestSupport"],
+            dependencies: ["BLECommandLine"],
             path: "Sources/ble-sim",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "ble-bench",
-            dependencies: ["DBus", "BlueZ"],
+            dependencies: ["BLE", "DBus", "BlueZ"],
             path: "Benchmarks/ble-bench",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "DocSnippets", dependencies: ["BLE", "BLESimulator", "DBusTestSupport"], path: "DocsSource/Snippets",
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "DocSnippetsTests", dependencies: ["DocSnippets", "BLE", "BLESimulator", "DBusTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "DBusTestSupport"],
@@ -62,7 +71,13 @@ let package = Package(
         ),
         .testTarget(
             name: "BLETests", dependencies: ["BLE", "BLESimulator", "DBusTestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "BLECommandLineTests", dependencies: ["BLECommandLine", "BLE", "BLESimulator", "DBusTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "RealBlueZTests", dependencies: ["BLE", "BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "BLESimulatorTests", dependencies: ["BLESimulator", "BlueZ", "DBus", "DBusTestSupport"],
             swiftSettings: strictSettings),

@@ -51,23 +51,6 @@ struct CallBenchmark {
     /// `window` workers each keep one call in flight until `count` calls are done.
     @discardableResult
     private func run(_ payload: Data, count: Int, window: Int) async throws -> [UInt64] {
-        try await withThrowingTaskGroup(of: [UInt64].self) { group in
-            for worker in 0..<window {
-                let share = count / window + (worker < count % window ? 1 : 0)
-                group.addTask {
-                    var latencies: [UInt64] = []
-                    latencies.reserveCapacity(share)
-                    for _ in 0..<share {
-                        let start = Meter.monotonicNanoseconds()
-                        try await echo(payload)
-                        latencies.append(Meter.monotonicNanoseconds() - start)
-                    }
-                    return latencies
-                }
-            }
-            var all: [UInt64] = []
-            for try await part in group { all += part }
-            return all
-        }
+        try await measureInWorkers(count: count, window: window) { try await echo(payload) }
     }
 }

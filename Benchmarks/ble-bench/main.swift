@@ -9,10 +9,20 @@ let usage = """
            ble-bench dbus-calls pipe SIZE N WINDOW WARMUP
            ble-bench sim-read N WARMUP          (GATT reads served by ble-sim on the same bus)
            ble-bench sim-scan N HOLD_S          (discovery of N advertisers through ble-sim)
+           ble-bench gatt CASE ARGS...          (the GATT cases of gatt_floor.c, through the BLE API)
     The bus is $DBUS_SYSTEM_BUS_ADDRESS; the server is org.swiftble.Bench (Benchmarks/floor).
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "gatt" {
+    do {
+        print(try await GattCommand.run(Array(arguments.dropFirst())))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("ble-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 if arguments.first == "sim-read", arguments.count == 3, let count = Int(arguments[1]), let warmup = Int(arguments[2]) {
     do {
         let benchmark = try await SimulatorReadBenchmark()

@@ -1,9 +1,9 @@
 #!/bin/sh
-# build.sh - compiles the libdbus floor client/server (dbus_floor.c).
+# build.sh - compiles the libdbus floors: dbus_floor.c (method calls) and gatt_floor.c (GATT).
 #
 # usage: Benchmarks/floor/build.sh [OUTDIR]
 #   OUTDIR defaults to .build/bench (relative to the current directory, so run it
-#   from the package root). Produces OUTDIR/dbus_floor.
+#   from the package root). Produces OUTDIR/dbus_floor and OUTDIR/gatt_floor.
 # Needs gcc, pkg-config and libdbus-1-dev (apt-get install -y gcc pkg-config libdbus-1-dev).
 set -eu
 
@@ -13,4 +13,6 @@ mkdir -p "$out"
 
 # shellcheck disable=SC2046  # pkg-config output must be word-split
 gcc -O2 -std=c11 -Wall -Wextra -o "$out/dbus_floor" "$here/dbus_floor.c" $(pkg-config --cflags --libs dbus-1)
-echo "built $out/dbus_floor"
+# shellcheck disable=SC2046
+gcc -O2 -std=c11 -Wall -Wextra -o "$out/gatt_floor" "$here/gatt_floor.c" $(pkg-config --cflags --libs dbus-1)
+echo "built $out/dbus_floor $out/gatt_floor"

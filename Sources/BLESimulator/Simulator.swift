@@ -60,6 +60,8 @@ public final class Simulator: Sendable {
     /// leave the bus, and notification runs started over the bus end.
     public func stop() {
         stopDaemon()
+        // libdispatch traps when a suspended queue is released.
+        holdNotifySockets(false)
         control.withLock { $0.take() }?.close()
     }
 

@@ -18,8 +18,8 @@ public struct BusLimits: Sendable, Hashable {
     /// The limits of a stock system bus (dbus-daemon's built-in defaults for `--system`).
     public static let systemBus = BusLimits()
 
-    /// A `dbus-daemon` configuration listening on `socket`, with an allow-all policy.
-    public func configuration(socket: String) -> String {
+    /// A `dbus-daemon` configuration listening on `socket`, with `policy` (allow-all by default).
+    public func configuration(socket: String, policy: BusPolicy = .allowAll) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -33,6 +33,7 @@ public struct BusLimits: Sendable, Hashable {
             <allow send_destination="*" eavesdrop="true"/>
             <allow receive_sender="*"/>
             <allow eavesdrop="true"/>
+        \(policy.rules)
           </policy>
           <limit name="max_replies_per_connection">\(maxRepliesPerConnection)</limit>
           <limit name="max_match_rules_per_connection">\(maxMatchRulesPerConnection)</limit>

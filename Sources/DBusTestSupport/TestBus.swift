@@ -23,14 +23,15 @@ public final class TestBus: Sendable {
     private let running = Mutex(true)
     private let directory: URL
 
-    /// Starts a daemon; throws if `dbus-daemon` is missing or does not come up.
-    public init(limits: BusLimits = .systemBus) throws {
+    /// Starts a daemon with `limits` and `policy`; throws if `dbus-daemon` is missing or does
+    /// not come up.
+    public init(limits: BusLimits = .systemBus, policy: BusPolicy = .allowAll) throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("swift-ble-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
         do {
-            try limits.configuration(socket: directory.appendingPathComponent("socket").path)
+            try limits.configuration(socket: directory.appendingPathComponent("socket").path, policy: policy)
                 .write(to: config, atomically: true, encoding: .utf8)
             let arguments = ["--config-file=\(config.path)", "--nofork", "--print-address=1", "--nopidfile"]
             let (processID, line) = try Self.spawn(try Self.daemonPath(), arguments)

@@ -89,9 +89,9 @@ struct CentralStateTests {
             let central = try await Central(bus: .address(fixture.bus.address), adapter: "hci7")
             #expect(await central.state == .unsupported)
             let start = ContinuousClock.now
-            let error = await bleError { try await central.waitUntilPoweredOn(timeout: .seconds(10)) }
+            let error = await bleError { try await central.waitUntilPoweredOn(timeout: .seconds(30)) }
             #expect(error?.code == .unsupported)
-            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(ContinuousClock.now - start < .seconds(10), "well before the 30 s deadline")
             await central.close()
         }
     }
@@ -114,7 +114,7 @@ struct CentralStateTests {
             let start = ContinuousClock.now
             let error = await bleError { try await central.waitUntilPoweredOn(timeout: .milliseconds(200)) }
             #expect(error?.code == .timeout)
-            #expect(ContinuousClock.now - start < .seconds(3))
+            #expect(ContinuousClock.now - start < .seconds(10))
             await central.close()
         }
     }

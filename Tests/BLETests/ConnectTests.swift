@@ -86,7 +86,7 @@ struct ConnectTests {
             let start = ContinuousClock.now
             let error = await bleError { try await central.connect(id, timeout: .milliseconds(150)) }
             #expect(error?.code == .timeout)
-            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(ContinuousClock.now - start < .seconds(10))
             try await recorder.waitFor("Disconnect -> ", suffix: true)
             let probe = try await BusProbe.open(fixture)
             #expect(
@@ -133,7 +133,7 @@ struct ConnectTests {
             attempt.cancel()
             let error = await bleError { try await attempt.value }
             #expect(error?.code == .cancelled)
-            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(ContinuousClock.now - start < .seconds(10), "well before the 30 s deadline")
             try await recorder.waitFor("Disconnect -> ", suffix: true)
             let peripheral = try await central.connect(id, timeout: .seconds(10))
             #expect(await peripheral.isConnected)
@@ -167,7 +167,7 @@ struct ConnectTests {
             let recorder = LogRecorder()
             let central = try await fixture.poweredCentral(options: tracing(recorder))
             let id = try await Self.discoverMonitor(central)
-            fixture.simulator.inject(SimulatedFault(.connect, address: Self.hrm, action: .delay(.seconds(3))))
+            fixture.simulator.inject(SimulatedFault(.connect, address: Self.hrm, action: .delay(.seconds(8))))
             // The caller that started the attempt leaves; the one that joined it stays.
             let leaving = Task { try await central.connect(id, timeout: .seconds(10)) }
             try await recorder.waitFor("Device1.Connect")
@@ -177,7 +177,7 @@ struct ConnectTests {
             let start = ContinuousClock.now
             leaving.cancel()
             #expect(await bleError { try await leaving.value }?.code == .cancelled)
-            #expect(ContinuousClock.now - start < .milliseconds(1500), "without waiting for the attempt")
+            #expect(ContinuousClock.now - start < .seconds(4), "without waiting for the 8 s attempt")
             let peripheral = try await staying.value
             #expect(await peripheral.isConnected)
             #expect(recorder.count("Device1.Connect") == 1)
@@ -220,7 +220,7 @@ struct ConnectTests {
                 try await central.connect(try PeripheralID(address: Self.hrm), timeout: .milliseconds(300))
             }
             #expect(error?.code == .timeout || error?.code == .notFound)
-            #expect(ContinuousClock.now - start < .seconds(3))
+            #expect(ContinuousClock.now - start < .seconds(10))
             await central.close()
         }
     }

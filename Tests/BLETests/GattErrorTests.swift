@@ -92,7 +92,7 @@ struct GattErrorTests {
             let error = await bleError { try await control.read(timeout: .milliseconds(150)) }
             #expect(error?.code == .timeout)
             #expect(error?.isTransient == true)
-            #expect(ContinuousClock.now - start < .milliseconds(1500))
+            #expect(ContinuousClock.now - start < .seconds(10))
             // bluetoothd still waits for the first answer (one ATT request at a time): the next
             // read queues behind it there, and succeeds.
             #expect(try await control.read() == Data([0x00]))
@@ -121,7 +121,7 @@ struct GattErrorTests {
             fixture.simulator.inject(SimulatedFault(.read, address: Self.sensor, action: .noReply))
             let start = ContinuousClock.now
             #expect(await bleError { try await control.read() }?.code == .timeout)
-            #expect(ContinuousClock.now - start < .seconds(2))
+            #expect(ContinuousClock.now - start < .seconds(10), "well before the 25 s default")
         }
     }
 
@@ -137,7 +137,7 @@ struct GattErrorTests {
             let start = ContinuousClock.now
             read.cancel()
             #expect(await bleError { try await read.value }?.code == .cancelled)
-            #expect(ContinuousClock.now - start < .milliseconds(1500))
+            #expect(ContinuousClock.now - start < .seconds(10))
             #expect(try await control.read() == Data([0x00]))
         }
     }

@@ -49,4 +49,21 @@ import Testing
     func applicationErrors(_ name: String, _ message: String, _ isWrite: Bool, _ code: UInt8) {
         #expect(ATTErrorMapping.attError(forApplicationError: name, message: message, isWrite: isWrite) == code)
     }
+
+    @Test("An application error for every ATT code makes bluetoothd send that code, or 0x0E where it cannot")
+    func applicationErrorRoundTrip() {
+        let carried: Set<UInt8> = Set([0x06, 0x07, 0x08, 0x0D, 0xFD, 0xFE]).union(0x80...0x9F)
+        for code in UInt8.min...UInt8.max {
+            let error = ATTErrorMapping.applicationError(forATTError: code)
+            for isWrite in [false, true] {
+                let sent = ATTErrorMapping.attError(
+                    forApplicationError: error.name ?? "", message: error.message, isWrite: isWrite)
+                switch code {
+                case 0x02, 0x03: #expect(sent == (isWrite ? 0x03 : 0x02))
+                case _ where carried.contains(code): #expect(sent == code, "code \(code)")
+                default: #expect(sent == 0x0E, "code \(code)")
+                }
+            }
+        }
+    }
 }

@@ -47,6 +47,19 @@ import Testing
         #expect(tree.descendants(of: characteristic).isEmpty)
     }
 
+    /// `children(of:)` compares bytes instead of building each path's parent; it must agree
+    /// with `parent` on paths that share prefixes without sharing elements.
+    @Test func childrenAgreeWithParentOnSharedPrefixes() throws {
+        let raw = ["/a", "/ab", "/a/b", "/a/b/c", "/a/bc", "/ab/c", "/org", "/a/b/cd/e"]
+        let paths = try raw.map { try ObjectPath($0) }
+        let tree = BlueZObjectTree(
+            objects: Dictionary(uniqueKeysWithValues: paths.map { ($0, [.introspectable: [:]]) }))
+        for parent in try ["/", "/a", "/ab", "/a/b", "/a/b/c", "/x", "/a/b/cd"].map({ try ObjectPath($0) }) {
+            #expect(tree.children(of: parent) == paths.filter { $0.parent == parent }.sorted(), "\(parent)")
+        }
+        #expect(try tree.children(of: ObjectPath("/a")) == [ObjectPath("/a/b"), ObjectPath("/a/bc")])
+    }
+
     @Test func typedAccessors() throws {
         #expect(try tree.adapter(at: hci0)?.name == "host")
         #expect(try tree.adapter(at: device) == nil)

@@ -90,42 +90,40 @@ public actor Central {
     /// - Throws: ``BLEError/Code/timeout`` past `timeout`; ``BLEError/Code/unsupported`` or
     ///   ``BLEError/Code/unauthorized`` at once when the state says it cannot happen.
     public func waitUntilPoweredOn(timeout: Duration = .seconds(10)) async throws(BLEError) {
-        let states = self.states
-        try await withDeadline(timeout, what: "waiting for the adapter to power on") { () throws(BLEError) in
-            var current = true
-            for await state in states {
-                switch state {
-                case .poweredOn: return
-                case .unauthorized:
-                    throw BLEError(.unauthorized, message: "the D-Bus policy denies access to bluetoothd")
-                case .unsupported where current:
-                    // Only the state at the call: bluetoothd passes through "no adapter" while it starts.
-                    throw BLEError(.unsupported, message: "there is no such adapter")
-                default: break
-                }
-                current = false
-            }
-            throw BLEError(.cancelled, message: "the central was closed")
-        }
+        try await ManagerState.waitForPoweredOn(states, timeout: timeout)
     }
 
     func handle(_ event: SessionEvent) {
-        stateBroadcast.set(Self.deriveState(session, adapter: adapterPath))
+        if Self.mayChangeState(event, adapter: adapterPath) {
+            stateBroadcast.set(Self.deriveState(session, adapter: adapterPath))
+        }
         switch event {
         case .daemonGone:
             // bluetoothd's discovery sessions died with it.
             discovery.running = false
             discovery.appliedFilter = nil
         case .tree(_, let changes, _):
-            let poweredOff = changes.contains { change in
-                change.path == adapterPath && change.interface == BlueZInterface.adapter1
-            } && state != .poweredOn
+            let poweredOff =
+                changes.contains { change in
+                    change.path == adapterPath && change.interface == BlueZInterface.adapter1
+                } && state != .poweredOn
             if poweredOff {
                 discovery.running = false
                 discovery.appliedFilter = nil
             }
         default:
             break
+        }
+    }
+
+    /// Whether the state may differ after this event: the adapter's object changed, the tree
+    /// was replaced, or bluetoothd came or went. Deriving it decodes the adapter's properties,
+    /// too much to do for every notification and advertisement.
+    static func mayChangeState(_ event: SessionEvent, adapter: ObjectPath) -> Bool {
+        guard case .tree(let treeEvent, let changes, _) = event else { return true }
+        switch treeEvent {
+        case .snapshot, .reset: return true
+        default: return changes.contains { $0.path == adapter && $0.interface == BlueZInterface.adapter1 }
         }
     }
 

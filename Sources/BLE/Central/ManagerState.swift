@@ -32,3 +32,26 @@ public enum ManagerState: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension ManagerState {
+    /// Waits on `states` (current value first) until the adapter is powered on: shared by
+    /// ``Central/waitUntilPoweredOn(timeout:)`` and ``PeripheralManager/waitUntilPoweredOn(timeout:)``.
+    static func waitForPoweredOn(_ states: AsyncStream<ManagerState>, timeout: Duration) async throws(BLEError) {
+        try await withDeadline(timeout, what: "waiting for the adapter to power on") { () throws(BLEError) in
+            var current = true
+            for await state in states {
+                switch state {
+                case .poweredOn: return
+                case .unauthorized:
+                    throw BLEError(.unauthorized, message: "the D-Bus policy denies access to bluetoothd")
+                case .unsupported where current:
+                    // Only the state at the call: bluetoothd passes through "no adapter" while it starts.
+                    throw BLEError(.unsupported, message: "there is no such adapter")
+                default: break
+                }
+                current = false
+            }
+            throw BLEError(.cancelled, message: "the manager was closed")
+        }
+    }
+}

@@ -92,14 +92,31 @@ extension Peripheral {
         switch type {
         case .withResponse, .reliable: return 512
         case .withoutResponse:
+            // BlueZ drops MTU silently at a disconnection and restores it silently, so a tree
+            // read while disconnected often has none: look without decoding every characteristic.
             let tree = session.tree
             for service in tree.servicePaths(of: devicePath) {
                 for path in tree.characteristicPaths(of: service) {
-                    if let mtu = (try? tree.characteristic(at: path))??.mtu { return Int(mtu) - 3 }
+                    if let mtu = Self.mtu(of: path, in: tree) { return Int(mtu) - 3 }
                 }
             }
             return 20
         }
+    }
+
+    /// The write-without-response limit for one characteristic: its own `MTU` (the link's) when
+    /// BlueZ has it, read without decoding the object; else ``maximumWriteLength(for:)``, which
+    /// walks the device's objects, too slow to do for every write.
+    private func writeWithoutResponseLimit(_ path: ObjectPath) -> Int {
+        if let mtu = Self.mtu(of: path, in: session.tree) { return Int(mtu) - 3 }
+        return maximumWriteLength(for: .withoutResponse)
+    }
+
+    /// A characteristic's `MTU` property, when BlueZ reports a usable one.
+    private static func mtu(of path: ObjectPath, in tree: BlueZObjectTree) -> UInt16? {
+        guard case .uint16(let mtu)? = tree.objects[path]?[BlueZInterface.gattCharacteristic1]?["MTU"], mtu > 3
+        else { return nil }
+        return mtu
     }
 
     // MARK: The operation queue
@@ -231,8 +248,9 @@ extension Peripheral {
         await acquireQueue()
         defer { releaseQueue() }
         try checkUsable(path)
-        if type == .withoutResponse && !descriptor {
-            let limit = maximumWriteLength(for: .withoutResponse)
+        // 20 bytes fit every link (ATT's smallest MTU is 23): only longer values need the limit.
+        if type == .withoutResponse && !descriptor && value.count > 20 {
+            let limit = writeWithoutResponseLimit(path)
             guard value.count <= limit else {
                 throw BLEError(
                     .invalidArguments,

@@ -98,8 +98,10 @@ public actor Peripheral {
             {
                 valueChanged(path, value, serial: serial)
             }
-            let device = try? session.tree.device(at: devicePath)
+            // Decoded only for a change of this device: a notification or a read's echo
+            // must not pay for decoding every Device1 property.
             if changes.contains(where: { $0.path == devicePath && $0.interface == BlueZInterface.device1 }) {
+                let device = try? session.tree.device(at: devicePath)
                 if device == nil {
                     // The tree is emptied (this event) before the session says bluetoothd left.
                     linkWentDown(session.daemonStatus.present ? .deviceRemoved : .bluetoothUnavailable)
@@ -227,8 +229,7 @@ public actor Peripheral {
         let devicePath = self.devicePath
         do {
             try await withDeadline(timeout, what: "connecting") { () throws(BLEError) in
-                _ = try await session.call(devicePath, BlueZInterface.device1, BlueZMethod.connect, timeout: timeout)
-                try await Self.waitResolved(session: session, device: devicePath, events: events)
+                try await Self.connectAndResolve(session: session, device: devicePath, timeout: timeout)
             }
         } catch {
             connectionState = .disconnected
@@ -266,24 +267,6 @@ public actor Peripheral {
             return false
         }
         return left ?? false
-    }
-
-    /// Waits until the device is connected, resolved and its GATT objects exist (Q1, Q2).
-    private static func waitResolved(
-        session: BlueZSession, device: ObjectPath, events: AsyncStream<SessionEvent>
-    ) async throws(BLEError) {
-        func check() throws(BLEError) -> Bool {
-            guard let properties = try? session.tree.device(at: device) else {
-                throw BLEError(.notFound, message: "the device vanished while connecting")
-            }
-            return properties.connected && properties.servicesResolved
-        }
-        if try check() { return }
-        for await event in events {
-            if case .daemonGone = event { throw BLEError.bluetoothGone }
-            if try check() { return }
-        }
-        throw BLEError.cancelledByTask
     }
 
     /// Closes the link this process opened and waits until it is down. Succeeds at once when

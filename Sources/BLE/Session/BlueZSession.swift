@@ -138,6 +138,29 @@ final class BlueZSession: Sendable {
         broadcast(.daemonBack)
     }
 
+    /// Adds to the mirror the objects below `prefix` that bluetoothd has and the mirror lacks.
+    ///
+    /// bluetoothd may send `ServicesResolved=true` before the last GATT `InterfacesAdded`
+    /// (Q1); a fresh `GetManagedObjects` fills the gap. Only missing interfaces are added:
+    /// what the mirror has may be newer than the snapshot's signals still in flight, and the
+    /// signals that follow apply on top as usual.
+    func completeSubtree(under prefix: ObjectPath) async {
+        guard
+            let reply = try? await connection.call(
+                destination: BlueZService.busName, path: BlueZService.rootPath, interface: .objectManager,
+                member: BlueZMethod.getManagedObjects, timeout: callTimeout),
+            case .snapshot(let objects)? = try? ObjectTreeEvent(managedObjectsReply: reply)
+        else { return }
+        let below = prefix.rawValue + "/"
+        let tree = self.tree
+        let added = objects.filter { $0.key.rawValue.hasPrefix(below) }.sorted { $0.key.rawValue < $1.key.rawValue }
+        for (path, interfaces) in added {
+            let known = tree.interfaces(at: path) ?? [:]
+            let missing = interfaces.filter { known[$0.key] == nil }
+            if !missing.isEmpty { apply(.interfacesAdded(path, missing)) }
+        }
+    }
+
     private func apply(_ event: ObjectTreeEvent, serial: UInt32 = 0) {
         let changes = state.withLock { $0.tree.apply(event) }
         if event == .reset { state.withLock { $0.owner = nil } }

@@ -1,6 +1,9 @@
 import Synchronization
 
-/// Events many tasks observe, each subscriber holding the latest 64 when it falls behind.
+/// Events many tasks observe, each subscriber holding the latest `limit` when it falls behind.
+///
+/// Events are yielded under the lock, so two concurrent `yield` calls reach every subscriber
+/// in the same order, and a subscriber registered during a yield sees it or not, never half.
 final class EventBroadcast<Event: Sendable>: Sendable {
     private struct State {
         var subscribers: [UInt64: AsyncStream<Event>.Continuation] = [:]
@@ -9,15 +12,21 @@ final class EventBroadcast<Event: Sendable>: Sendable {
     }
 
     private let state = Mutex(State())
+    private let limit: Int
+
+    init(keepingLatest limit: Int = 64) { self.limit = limit }
 
     func yield(_ event: Event) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.yield(event) }
+        state.withLock { state in
+            for subscriber in state.subscribers.values { subscriber.yield(event) }
+        }
     }
 
-    func stream() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(64))
+    /// A stream of the events from now on (after `first`, when given), until ``finish()``.
+    func stream(startingWith first: Event? = nil) -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(limit))
         let id: UInt64? = state.withLock { state in
+            if let first { continuation.yield(first) }
             guard !state.finished else { return nil }
             state.next += 1
             state.subscribers[state.next] = continuation
@@ -33,6 +42,7 @@ final class EventBroadcast<Event: Sendable>: Sendable {
         return stream
     }
 
+    /// Ends every subscriber's stream; later subscribers get an ended stream.
     func finish() {
         let subscribers = state.withLock { state -> [AsyncStream<Event>.Continuation] in
             state.finished = true

@@ -111,7 +111,7 @@ extension Daemon {
     private func readNotifySocket(_ socket: FileDescriptor, _ key: RegistrationKey, _ path: ObjectPath) {
         let flags = fcntl(socket.rawValue, F_GETFL)
         _ = fcntl(socket.rawValue, F_SETFL, flags | O_NONBLOCK)
-        let source = DispatchSource.makeReadSource(fileDescriptor: socket.rawValue, queue: Self.channelQueue)
+        let source = DispatchSource.makeReadSource(fileDescriptor: socket.rawValue, queue: core.serverNotifyQueue)
         source.setEventHandler { [weak self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {

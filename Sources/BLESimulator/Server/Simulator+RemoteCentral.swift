@@ -148,7 +148,7 @@ extension Simulator {
         return stream
     }
 
-    private func runningDaemon() throws(RemoteCentralError) -> Daemon {
+    func runningDaemon() throws(RemoteCentralError) -> Daemon {
         guard let current = daemon.withLock({ $0 }) else { throw RemoteCentralError.notRunning }
         return current
     }

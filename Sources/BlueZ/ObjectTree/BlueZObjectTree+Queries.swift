@@ -27,10 +27,26 @@ extension BlueZObjectTree {
     /// only those implementing `interface`, sorted.
     public func children(of parent: ObjectPath, implementing interface: InterfaceName? = nil) -> [ObjectPath] {
         objects.compactMap { path, interfaces in
-            guard path.parent == parent else { return nil }
+            guard Self.isChild(path, of: parent) else { return nil }
             if let interface, interfaces[interface] == nil { return nil }
             return path
         }.sorted()
+    }
+
+    /// `path.parent == parent` without building the parent's string: this runs for every object
+    /// of the tree, several times per discovered service and characteristic.
+    static func isChild(_ path: ObjectPath, of parent: ObjectPath) -> Bool {
+        let slash = UInt8(ascii: "/")
+        let fast = path.rawValue.utf8.withContiguousStorageIfAvailable { bytes in
+            parent.rawValue.utf8.withContiguousStorageIfAvailable { prefix -> Bool in
+                // The root's children start right after its "/"; anyone else's after "parent/".
+                let start = parent.rawValue == "/" ? 0 : prefix.count
+                guard bytes.count > start + 1, bytes[start] == slash else { return false }
+                for index in 0..<start where bytes[index] != prefix[index] { return false }
+                return !bytes[(start + 1)...].contains(slash)
+            }
+        }
+        return (fast ?? nil) ?? (path.parent == parent)
     }
 
     /// The paths of every object below `ancestor` (its whole subtree, not itself), sorted.

@@ -45,6 +45,26 @@ public enum ATTErrorMapping {
         }
     }
 
+    /// The D-Bus error a local GATT application replies with so that bluetoothd sends the peer
+    /// ATT error `code` (the inverse of ``attError(forApplicationError:message:isWrite:)``).
+    ///
+    /// bluetoothd can carry only some codes: 0x02/0x03 (as `NotPermitted`, which it turns into
+    /// 0x02 on reads and 0x03 on writes), 0x06, 0x07, 0x08, 0x0D, 0xFD, 0xFE and the
+    /// application range 0x80–0x9F. Every other code reaches the peer as 0x0E (Unlikely Error).
+    public static func applicationError(forATTError code: UInt8) -> DBusError {
+        switch code {
+        case 0x02, 0x03: return DBusError.reply(BlueZErrorName.notPermitted, "Not permitted")
+        case 0x06: return DBusError.reply(BlueZErrorName.notSupported, "Not supported")
+        case 0x07: return DBusError.reply(BlueZErrorName.invalidOffset, "Invalid offset")
+        case 0x08: return DBusError.reply(BlueZErrorName.notAuthorized, "Not authorized")
+        case 0x0D: return DBusError.reply(BlueZErrorName.invalidValueLength, "Invalid value length")
+        case 0xFD: return DBusError.reply(BlueZErrorName.improperlyConfigured, "Improperly configured")
+        case 0xFE: return DBusError.reply(BlueZErrorName.inProgress, "In progress")
+        case 0x80...0x9F: return DBusError.reply(BlueZErrorName.failed, "0x" + String(code, radix: 16))
+        default: return DBusError.reply(BlueZErrorName.failed, "0x0e")
+        }
+    }
+
     /// `strtol(message, &end, 0)` restricted to the application error range 0x80–0x9F.
     private static func applicationErrorCode(_ message: String) -> UInt8 {
         guard let value = cNumber(message) else { return 0x80 }

@@ -1,0 +1,238 @@
+import BLE
+import Foundation
+import Synchronization
+
+/// The GATT benchmarks of issue 8 through the public BLE API (Central, Peripheral,
+/// Characteristic): the same work as `gatt_floor` and `Benchmarks/bleak_bench.py`. Each returns
+/// the JSON line of its run.
+enum GattBenchmarks {
+    /// Connect, wait until services are resolved, discover the 5 × 4 tree; disconnect; N times.
+    static func connect(count: Int) async throws -> String {
+        let central = try await GattFixture.central()
+        let id = try GattFixture.id(1)
+        try await central.connect(id).disconnect()  // a targeted scan finds it the first time
+        var phase = GattPhase(capacity: count)
+        var characteristics = 0
+        for _ in 0..<count {
+            let start = Meter.monotonicNanoseconds()
+            let peripheral = try await central.connect(id)
+            characteristics = try await peripheral.discoverServices().reduce(0) { $0 + $1.characteristics.count }
+            phase.latencies.append(Meter.monotonicNanoseconds() - start)
+            guard characteristics == 20 else { throw BenchFailure(description: "\(characteristics) characteristics") }
+            try await peripheral.disconnect()
+        }
+        phase.stop()
+        return phase.json(case: "connect", ops: count, extra: [("characteristics", "\(characteristics)")])
+    }
+
+    /// Sequential reads of the 20- or 512-byte characteristic.
+    static func read(size: Int, count: Int, warmup: Int) async throws -> String {
+        guard size == 20 || size == 512 else { throw BenchFailure(description: "read SIZE is 20 or 512") }
+        let central = try await GattFixture.central()
+        let (peripheral, characteristic) = try await GattFixture.connectedCharacteristic(
+            central, size == 20 ? GattFixture.read20 : GattFixture.read512)
+        var phase = GattPhase(capacity: count)
+        for index in -warmup..<count {
+            if index == 0 { phase = GattPhase(capacity: count) }
+            let start = Meter.monotonicNanoseconds()
+            let value = try await characteristic.read()
+            if index >= 0 { phase.latencies.append(Meter.monotonicNanoseconds() - start) }
+            guard value.count == size else { throw BenchFailure(description: "read \(value.count) bytes") }
+        }
+        phase.stop()
+        try await peripheral.disconnect()
+        return phase.json(case: "read-\(size)", ops: count)
+    }
+
+    /// Sequential writes with response.
+    static func write(size: Int, count: Int, warmup: Int) async throws -> String {
+        let central = try await GattFixture.central()
+        let (peripheral, characteristic) = try await GattFixture.connectedCharacteristic(central, GattFixture.write)
+        var value = Data(count: size)
+        var phase = GattPhase(capacity: count)
+        for index in -warmup..<count {
+            if index == 0 { phase = GattPhase(capacity: count) }
+            value[0] = UInt8(truncatingIfNeeded: index)
+            let start = Meter.monotonicNanoseconds()
+            try await characteristic.write(value, type: .withResponse)
+            if index >= 0 { phase.latencies.append(Meter.monotonicNanoseconds() - start) }
+        }
+        phase.stop()
+        try await peripheral.disconnect()
+        return phase.json(case: "write-\(size)", ops: count)
+    }
+
+    /// Writes without response, `window` tasks each awaiting its own writes (the SDK orders
+    /// operations per peripheral, so this shows what pipelining the API allows).
+    static func writeCommands(size: Int, count: Int, warmup: Int, window: Int) async throws -> String {
+        let central = try await GattFixture.central()
+        let (peripheral, characteristic) = try await GattFixture.connectedCharacteristic(central, GattFixture.write)
+        let value = Data(count: size)
+        _ = try await writeConcurrently(characteristic, value, count: warmup, window: window)
+        var phase = GattPhase(capacity: count)
+        phase.latencies = try await writeConcurrently(characteristic, value, count: count, window: window)
+        phase.stop()
+        try await peripheral.disconnect()
+        let name = window == 1 ? "wcmd-\(size)" : "wcmd-\(size)-w\(window)"
+        return phase.json(case: name, ops: count, extra: [("window", "\(window)")])
+    }
+
+    private static func writeConcurrently(_ characteristic: Characteristic, _ value: Data, count: Int, window: Int)
+        async throws -> [UInt64]
+    {
+        try await measureInWorkers(count: count, window: window) {
+            try await characteristic.write(value, type: .withoutResponse)
+        }
+    }
+
+    /// Notifications of a stamped run from ble-sim, over D-Bus (`notifications`, StartNotify)
+    /// or the AcquireNotify socket (`acquiredNotifications`).
+    static func notify(acquired: Bool, count: Int, interval: Int, size: Int) async throws -> String {
+        let remote = try await SimulatorRemote()
+        var options = CentralOptions()
+        options.notificationBufferSize = max(options.notificationBufferSize, count)
+        let central = try await GattFixture.central(options: options)
+        let (peripheral, characteristic) = try await GattFixture.connectedCharacteristic(central, GattFixture.notify)
+        let address = GattFixture.address(1)
+        let tally = Mutex(NotificationTally(count: count))
+        let sequence: NotificationSequence
+        if acquired {
+            sequence = characteristic.acquiredNotifications
+        } else {
+            sequence = try await characteristic.subscribe()
+        }
+        let receiver = Task {
+            for await value in sequence {
+                let now = Meter.monotonicNanoseconds()
+                if tally.withLock({ $0.receive(value, at: now) }) { break }
+            }
+        }
+        if acquired {
+            // The sequence acquires when iterated; a probe (too short to carry a stamp) tells
+            // when the socket is up.
+            while try await remote.notify(address: address, characteristic: GattFixture.notifyText, value: Data([0]))
+                == 0
+            {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        var phase = GattPhase(capacity: 0)
+        let run = Task {
+            try await remote.startNotifications(
+                address: address, characteristic: GattFixture.notifyText, count: count, intervalMicroseconds: interval,
+                size: size)
+        }
+        var idleSince = Meter.monotonicNanoseconds()
+        var seen = 0
+        while true {
+            try await Task.sleep(for: .milliseconds(20))
+            let (distinct, done) = tally.withLock { ($0.distinct, $0.distinct == count) }
+            if done { break }
+            if distinct != seen {
+                seen = distinct
+                idleSince = Meter.monotonicNanoseconds()
+            } else if Meter.monotonicNanoseconds() - idleSince > 2_000_000_000 {
+                break
+            }
+        }
+        receiver.cancel()
+        phase.stop()
+        try await run.value
+        try await peripheral.disconnect()
+        let result = tally.withLock { $0 }
+        phase.latencies = result.latencies
+        let wall = result.distinct > 0 ? Double(result.last - phase.wallStart) / 1e9 : nil
+        let name = "notify-\(acquired ? "acquire" : "dbus")-\(interval == 0 ? "burst" : "paced")-\(size)"
+        return phase.json(
+            case: name, ops: result.distinct, wall: wall,
+            extra: [
+                ("sent", "\(count)"), ("lost", "\(count - result.distinct)"), ("interval_us", "\(interval)"),
+                ("size", "\(size)"), ("dropped", "\(sequence.droppedCount)"),
+            ])
+    }
+
+    /// Scan until `count` distinct advertisers were reported.
+    static func scan(count: Int) async throws -> String {
+        var options = CentralOptions()
+        // Every advertiser of the crowd is reported in one scan tick; the default buffer (1,024)
+        // would drop most of them until the next round of adverts.
+        options.scanBufferSize = max(options.scanBufferSize, count)
+        let central = try await GattFixture.central(options: options)
+        var seen = Set<PeripheralID>()
+        seen.reserveCapacity(count)
+        var phase = GattPhase(capacity: 1)
+        let scan = central.scan()
+        for try await discovery in scan {
+            seen.insert(discovery.id)
+            if seen.count == count { break }
+        }
+        phase.latencies.append(Meter.monotonicNanoseconds() - phase.wallStart)
+        phase.stop()
+        return phase.json(case: "scan-\(count)", ops: count, extra: [("dropped", "\(scan.droppedCount)")])
+    }
+
+    /// Connects peripherals 1…max(counts) one after the other, discovering each one's
+    /// services, and records the resident memory at each count.
+    static func memory(counts: [Int]) async throws -> String {
+        let total = counts.max() ?? 0
+        guard total >= 1 else { throw BenchFailure(description: "memory counts are ≥ 1") }
+        let central = try await GattFixture.central()
+        let wanted = Set(try (1...total).map { index throws(BLEError) in try GattFixture.id(index) })
+        let known = Set(await central.knownPeripherals().map(\.id))
+        if !wanted.isSubset(of: known) {
+            var missing = wanted.subtracting(known)
+            for try await discovery in central.scan() {
+                missing.remove(discovery.id)
+                if missing.isEmpty { break }
+            }
+        }
+        let base = MemoryMeter.residentKilobytes()
+        var phase = GattPhase(capacity: total)
+        var peripherals: [Peripheral] = []
+        var resident: [Int: Int] = [:]
+        for index in 1...total {
+            let start = Meter.monotonicNanoseconds()
+            let peripheral = try await central.connect(try GattFixture.id(index))
+            _ = try await peripheral.discoverServices()
+            phase.latencies.append(Meter.monotonicNanoseconds() - start)
+            peripherals.append(peripheral)
+            if counts.contains(index) { resident[index] = MemoryMeter.residentKilobytes() }
+        }
+        phase.stop()
+        for peripheral in peripherals { try await peripheral.disconnect() }
+        let at = counts.map { "\"\($0)\":\(resident[$0] ?? 0)" }.joined(separator: ",")
+        return phase.json(case: "memory", ops: total, extra: [("rss_base_kb", "\(base)"), ("rss_at", "{\(at)}")])
+    }
+}
+
+/// What a notification run received: distinct sequence numbers, their latencies from the
+/// stamp, and when the last new one came.
+struct NotificationTally: Sendable {
+    var seen: [Bool]
+    var distinct = 0
+    var last: UInt64 = 0
+    var latencies: [UInt64] = []
+
+    init(count: Int) {
+        seen = Array(repeating: false, count: count)
+        latencies.reserveCapacity(count)
+    }
+
+    /// Records a value; true once every sequence number has arrived.
+    mutating func receive(_ value: Data, at now: UInt64) -> Bool {
+        guard value.count >= 12 else { return false }
+        var stamp: UInt64 = 0
+        var sequence: UInt32 = 0
+        value.withUnsafeBytes { raw in
+            for index in (0..<8).reversed() { stamp = stamp << 8 | UInt64(raw[index]) }
+            for index in (8..<12).reversed() { sequence = sequence << 8 | UInt32(raw[index]) }
+        }
+        let slot = Int(sequence)
+        guard slot < seen.count, !seen[slot] else { return false }
+        seen[slot] = true
+        distinct += 1
+        last = now
+        latencies.append(now &- stamp)
+        return distinct == seen.count
+    }
+}

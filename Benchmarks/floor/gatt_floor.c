@@ -1,0 +1,743 @@
+/*
+ * gatt_floor.c - the libdbus floor of the GATT benchmarks (issue 8): the least D-Bus traffic a
+ * GATT client needs, against ble-sim on the bus in $DBUS_SYSTEM_BUS_ADDRESS, with no object
+ * model, no threads and no allocation beyond what libdbus does. swift-ble and bleak do the same
+ * work (Benchmarks/ble-bench, Benchmarks/bleak_bench.py); Benchmarks/run_gatt.py runs all three.
+ *
+ * usage: gatt_floor connect N                      Connect, ServicesResolved, GetManagedObjects (x N)
+ *        gatt_floor read SIZE N WARMUP             ReadValue of the SIZE-byte characteristic (20|512)
+ *        gatt_floor write SIZE N WARMUP            WriteValue type=request
+ *        gatt_floor wcmd SIZE N WARMUP WINDOW      WriteValue type=command, WINDOW calls in flight
+ *        gatt_floor notify dbus|acquire N INTERVAL_US SIZE
+ *                                                  StartNotify (PropertiesChanged) or AcquireNotify
+ *                                                  (socket), then ble-sim's StartNotifications run
+ *        gatt_floor scan N                         StartDiscovery until N devices were added
+ *        gatt_floor memory N1,N2,...               connect peripherals 1..max, RSS at each count
+ *
+ * The peripherals and characteristics are those of Scenarios/tools/make_bench_gatt.py. Prints one
+ * JSON line: impl, case, n, wall_s, ops_per_s, cpu_us_per_op (getrusage over the measured phase),
+ * lat_*_us, lost, rss_kb, peak_rss_kb and case-specific keys. Exit 1 on any failure.
+ */
+#define _GNU_SOURCE
+#include <dbus/dbus.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BLUEZ "org.bluez"
+#define ADAPTER "/org/bluez/hci0"
+#define CHAR_IFACE "org.bluez.GattCharacteristic1"
+#define DEVICE_IFACE "org.bluez.Device1"
+#define UUID_READ20 "b0b00001-5b1e-4d2a-9f00-62656e636800"
+#define UUID_READ512 "b0b00002-5b1e-4d2a-9f00-62656e636800"
+#define UUID_WRITE "b0b00003-5b1e-4d2a-9f00-62656e636800"
+#define UUID_NOTIFY "b0b00004-5b1e-4d2a-9f00-62656e636800"
+#define CALL_TIMEOUT_MS 30000
+#define IDLE_END_MS 2000
+
+static DBusConnection *conn;
+
+/* ------------------------------------------------------------------ clocks, memory, output */
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+}
+
+static long rss_kb(void) {
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* VmHWM, not ru_maxrss: the latter survives exec, so it would include the parent's RSS at fork. */
+static long peak_rss_kb(void) {
+    char line[256];
+    long kb = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    fclose(f);
+    return kb;
+}
+
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "gatt_floor: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(1);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A measured phase: wall and CPU from start(), latencies in ns. */
+struct phase {
+    uint64_t wall0, cpu0, wall, cpu;
+    uint64_t *lat;
+    size_t nlat;
+};
+
+static void phase_start(struct phase *p, size_t capacity) {
+    p->lat = calloc(capacity ? capacity : 1, sizeof(uint64_t));
+    if (!p->lat) die("out of memory");
+    p->nlat = 0;
+    p->wall0 = now_ns();
+    p->cpu0 = cpu_ns();
+}
+
+static void phase_stop(struct phase *p) {
+    p->wall = now_ns() - p->wall0;
+    p->cpu = cpu_ns() - p->cpu0;
+}
+
+/* Prints the common keys (without the closing brace): ops is what rates and CPU are per. */
+static void print_common(const char *name, struct phase *p, size_t ops, double wall_s) {
+    qsort(p->lat, p->nlat, sizeof(uint64_t), cmp_u64);
+    double min = 0, p50 = 0, p99 = 0, max = 0;
+    if (p->nlat) {
+        min = p->lat[0] / 1e3;
+        p50 = p->lat[(p->nlat - 1) / 2] / 1e3;
+        size_t r99 = (size_t)(0.99 * p->nlat + 0.999999);
+        p99 = p->lat[(r99 ? r99 : 1) - 1] / 1e3;
+        max = p->lat[p->nlat - 1] / 1e3;
+    }
+    printf("{\"impl\":\"c-floor\",\"case\":\"%s\",\"n\":%zu,\"wall_s\":%.6f,\"ops_per_s\":%.3f,"
+           "\"cpu_us_per_op\":%.3f,\"lat_min_us\":%.3f,\"lat_p50_us\":%.3f,\"lat_p99_us\":%.3f,"
+           "\"lat_max_us\":%.3f,\"rss_kb\":%ld,\"peak_rss_kb\":%ld",
+           name, ops, wall_s, wall_s > 0 ? ops / wall_s : 0, ops ? p->cpu / 1e3 / ops : 0, min, p50, p99,
+           max, rss_kb(), peak_rss_kb());
+}
+
+/* ------------------------------------------------------------------ D-Bus helpers */
+
+static DBusMessage *new_call(const char *dest, const char *path, const char *iface, const char *member) {
+    DBusMessage *m = dbus_message_new_method_call(dest, path, iface, member);
+    if (!m) die("out of memory");
+    return m;
+}
+
+/* Sends and waits for the reply; dies on an error reply. */
+static DBusMessage *call(DBusMessage *m) {
+    DBusError err;
+    dbus_error_init(&err);
+    DBusMessage *reply = dbus_connection_send_with_reply_and_block(conn, m, CALL_TIMEOUT_MS, &err);
+    if (!reply) die("%s.%s on %s: %s: %s", dbus_message_get_interface(m), dbus_message_get_member(m),
+                    dbus_message_get_path(m), err.name, err.message);
+    dbus_message_unref(m);
+    return reply;
+}
+
+static void call_simple(const char *path, const char *iface, const char *member) {
+    dbus_message_unref(call(new_call(BLUEZ, path, iface, member)));
+}
+
+static void add_match(const char *rule) {
+    DBusError err;
+    dbus_error_init(&err);
+    dbus_bus_add_match(conn, rule, &err);
+    if (dbus_error_is_set(&err)) die("AddMatch %s: %s", rule, err.message);
+}
+
+static void append_empty_options(DBusMessageIter *it) {
+    DBusMessageIter dict;
+    dbus_message_iter_open_container(it, DBUS_TYPE_ARRAY, "{sv}", &dict);
+    dbus_message_iter_close_container(it, &dict);
+}
+
+/* Appends a{sv} {"type": <s type>}. */
+static void append_type_option(DBusMessageIter *it, const char *type) {
+    DBusMessageIter dict, entry, variant;
+    const char *key = "type";
+    dbus_message_iter_open_container(it, DBUS_TYPE_ARRAY, "{sv}", &dict);
+    dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key);
+    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "s", &variant);
+    dbus_message_iter_append_basic(&variant, DBUS_TYPE_STRING, &type);
+    dbus_message_iter_close_container(&entry, &variant);
+    dbus_message_iter_close_container(&dict, &entry);
+    dbus_message_iter_close_container(it, &dict);
+}
+
+static void append_bytes(DBusMessageIter *it, const unsigned char *bytes, int size) {
+    DBusMessageIter array;
+    dbus_message_iter_open_container(it, DBUS_TYPE_ARRAY, "y", &array);
+    dbus_message_iter_append_fixed_array(&array, DBUS_TYPE_BYTE, &bytes, size);
+    dbus_message_iter_close_container(it, &array);
+}
+
+/* In an a{sv} iterator: positions `value` inside the variant of `key`; 0 when absent. */
+static int find_property(DBusMessageIter *dict, const char *key, DBusMessageIter *value) {
+    DBusMessageIter it = *dict;
+    for (; dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&it)) {
+        DBusMessageIter entry;
+        const char *name;
+        dbus_message_iter_recurse(&it, &entry);
+        dbus_message_iter_get_basic(&entry, &name);
+        if (strcmp(name, key) != 0) continue;
+        dbus_message_iter_next(&entry);
+        dbus_message_iter_recurse(&entry, value);
+        return 1;
+    }
+    return 0;
+}
+
+/* Calls fn(path, interface, a{sv} iterator, ctx) for every interface of every object. */
+typedef void (*object_fn)(const char *path, const char *iface, DBusMessageIter *props, void *ctx);
+
+static void for_each_interface(DBusMessage *managed, object_fn fn, void *ctx) {
+    DBusMessageIter top, objects;
+    dbus_message_iter_init(managed, &top);
+    dbus_message_iter_recurse(&top, &objects);
+    for (; dbus_message_iter_get_arg_type(&objects) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&objects)) {
+        DBusMessageIter entry, ifaces;
+        const char *path;
+        dbus_message_iter_recurse(&objects, &entry);
+        dbus_message_iter_get_basic(&entry, &path);
+        dbus_message_iter_next(&entry);
+        dbus_message_iter_recurse(&entry, &ifaces);
+        for (; dbus_message_iter_get_arg_type(&ifaces) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&ifaces)) {
+            DBusMessageIter ientry, props;
+            const char *iface;
+            dbus_message_iter_recurse(&ifaces, &ientry);
+            dbus_message_iter_get_basic(&ientry, &iface);
+            dbus_message_iter_next(&ientry);
+            dbus_message_iter_recurse(&ientry, &props);
+            fn(path, iface, &props, ctx);
+        }
+    }
+}
+
+static DBusMessage *managed_objects(void) {
+    return call(new_call(BLUEZ, "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects"));
+}
+
+/* ------------------------------------------------------------------ the GATT model the floor keeps */
+
+struct lookup {
+    const char *prefix;  /* device path + "/" */
+    const char *uuid;    /* wanted characteristic, or NULL */
+    char path[256];      /* the characteristic found */
+    int characteristics; /* characteristics under the device */
+};
+
+static void lookup_fn(const char *path, const char *iface, DBusMessageIter *props, void *ctx) {
+    struct lookup *l = ctx;
+    size_t n = strlen(l->prefix);
+    if (strcmp(iface, CHAR_IFACE) != 0 || strncmp(path, l->prefix, n) != 0) return;
+    l->characteristics++;
+    DBusMessageIter value;
+    const char *uuid;
+    if (l->uuid && find_property(props, "UUID", &value)) {
+        dbus_message_iter_get_basic(&value, &uuid);
+        if (strcasecmp(uuid, l->uuid) == 0) snprintf(l->path, sizeof l->path, "%s", path);
+    }
+}
+
+static struct lookup lookup(const char *device, const char *uuid) {
+    static char prefix[256];
+    snprintf(prefix, sizeof prefix, "%s/", device);
+    struct lookup l = {.prefix = prefix, .uuid = uuid};
+    DBusMessage *reply = managed_objects();
+    for_each_interface(reply, lookup_fn, &l);
+    dbus_message_unref(reply);
+    return l;
+}
+
+static void device_path(char *out, size_t size, int index) {
+    snprintf(out, size, ADAPTER "/dev_B0_00_00_00_%02X_%02X", index >> 8, index & 0xff);
+}
+
+/* Is this a PropertiesChanged of Device1 at path with `key` = boolean `want`? */
+static int device_changed(DBusMessage *m, const char *path, const char *key, dbus_bool_t want) {
+    if (!dbus_message_is_signal(m, "org.freedesktop.DBus.Properties", "PropertiesChanged")) return 0;
+    if (!dbus_message_has_path(m, path)) return 0;
+    DBusMessageIter it, changed, value;
+    const char *iface;
+    dbus_message_iter_init(m, &it);
+    dbus_message_iter_get_basic(&it, &iface);
+    if (strcmp(iface, DEVICE_IFACE) != 0) return 0;
+    dbus_message_iter_next(&it);
+    dbus_message_iter_recurse(&it, &changed);
+    if (!find_property(&changed, key, &value)) return 0;
+    dbus_bool_t b;
+    dbus_message_iter_get_basic(&value, &b);
+    return b == want;
+}
+
+/* Waits for Device1.ServicesResolved=true on path (queued messages first). */
+static void wait_resolved(const char *path) {
+    uint64_t deadline = now_ns() + (uint64_t)CALL_TIMEOUT_MS * 1000000u;
+    for (;;) {
+        DBusMessage *m;
+        while ((m = dbus_connection_pop_message(conn))) {
+            int done = device_changed(m, path, "ServicesResolved", TRUE);
+            dbus_message_unref(m);
+            if (done) return;
+        }
+        if (now_ns() > deadline) die("no ServicesResolved on %s", path);
+        if (!dbus_connection_read_write(conn, 100)) die("disconnected from the bus");
+    }
+}
+
+/* Index of a benchmark peripheral's device path (…/dev_B0_00_00_00_HH_LL), or 0. */
+static int device_index(const char *path) {
+    unsigned hi, lo;
+    char rest;
+    if (sscanf(path, ADAPTER "/dev_B0_00_00_00_%2X_%2X%c", &hi, &lo, &rest) != 2) return 0;
+    return (int)(hi << 8 | lo);
+}
+
+static void known_fn(const char *path, const char *iface, DBusMessageIter *props, void *ctx) {
+    (void)props;
+    uint8_t *known = ctx;
+    int index = device_index(path);
+    if (index > 0 && index < 4096 && strcmp(iface, DEVICE_IFACE) == 0) known[index] = 1;
+}
+
+/* Makes the devices 1..count known (GetManagedObjects, then discovery for the missing ones). */
+static void ensure_known(int count) {
+    static uint8_t known[4096];
+    int missing = 0;
+    DBusMessage *reply = managed_objects();
+    for_each_interface(reply, known_fn, known);
+    dbus_message_unref(reply);
+    for (int i = 1; i <= count; i++) missing += !known[i];
+    if (!missing) return;
+    add_match("type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.ObjectManager',"
+              "member='InterfacesAdded'");
+    call_simple(ADAPTER, "org.bluez.Adapter1", "StartDiscovery");
+    uint64_t deadline = now_ns() + 30000000000u;
+    while (missing > 0) {
+        DBusMessage *m;
+        while (missing > 0 && (m = dbus_connection_pop_message(conn))) {
+            if (dbus_message_is_signal(m, "org.freedesktop.DBus.ObjectManager", "InterfacesAdded")) {
+                const char *added;
+                DBusMessageIter it;
+                dbus_message_iter_init(m, &it);
+                dbus_message_iter_get_basic(&it, &added);
+                int index = device_index(added);
+                if (index >= 1 && index <= count && !known[index]) {
+                    known[index] = 1;
+                    missing--;
+                }
+            }
+            dbus_message_unref(m);
+        }
+        if (now_ns() > deadline) die("%d peripherals not found", missing);
+        if (missing > 0 && !dbus_connection_read_write(conn, 100)) die("disconnected from the bus");
+    }
+    call_simple(ADAPTER, "org.bluez.Adapter1", "StopDiscovery");
+}
+
+static void watch_device(const char *path) {
+    char rule[300];
+    snprintf(rule, sizeof rule,
+             "type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.Properties',"
+             "member='PropertiesChanged',path='%s',arg0='" DEVICE_IFACE "'", path);
+    add_match(rule);
+}
+
+/* Connect, wait ServicesResolved, GetManagedObjects: what a client does before its first GATT
+ * operation. Returns the characteristics seen under the device. */
+static int connect_and_discover(const char *path, const char *uuid, char *char_path) {
+    call_simple(path, DEVICE_IFACE, "Connect");
+    wait_resolved(path);
+    struct lookup l = lookup(path, uuid);
+    if (uuid) {
+        if (!l.path[0]) die("no characteristic %s under %s", uuid, path);
+        strcpy(char_path, l.path);
+    }
+    return l.characteristics;
+}
+
+static void drain(void) {
+    DBusMessage *m;
+    dbus_connection_read_write(conn, 0);
+    while ((m = dbus_connection_pop_message(conn))) dbus_message_unref(m);
+}
+
+/* ------------------------------------------------------------------ cases */
+
+static int case_connect(int n) {
+    char dev[128];
+    device_path(dev, sizeof dev, 1);
+    ensure_known(1);
+    watch_device(dev);
+    struct phase p;
+    int characteristics = 0;
+    phase_start(&p, n);
+    for (int i = 0; i < n; i++) {
+        uint64_t t0 = now_ns();
+        characteristics = connect_and_discover(dev, NULL, NULL);
+        p.lat[p.nlat++] = now_ns() - t0;
+        if (characteristics != 20) die("discovered %d characteristics, expected 20", characteristics);
+        call_simple(dev, DEVICE_IFACE, "Disconnect");
+        drain();
+    }
+    phase_stop(&p);
+    print_common("connect", &p, n, p.wall / 1e9);
+    printf(",\"characteristics\":%d}\n", characteristics);
+    return 0;
+}
+
+/* Connects peripheral 1 and finds the characteristic with uuid. */
+static void setup_gatt(char *dev, char *char_path, const char *uuid) {
+    device_path(dev, 128, 1);
+    ensure_known(1);
+    watch_device(dev);
+    connect_and_discover(dev, uuid, char_path);
+    drain();
+}
+
+static DBusMessage *read_call(const char *path) {
+    DBusMessage *m = new_call(BLUEZ, path, CHAR_IFACE, "ReadValue");
+    DBusMessageIter it;
+    dbus_message_iter_init_append(m, &it);
+    append_empty_options(&it);
+    return m;
+}
+
+static DBusMessage *write_call(const char *path, const unsigned char *value, int size, const char *type) {
+    DBusMessage *m = new_call(BLUEZ, path, CHAR_IFACE, "WriteValue");
+    DBusMessageIter it;
+    dbus_message_iter_init_append(m, &it);
+    append_bytes(&it, value, size);
+    append_type_option(&it, type);
+    return m;
+}
+
+static int case_read(int size, int n, int warmup) {
+    char dev[128], path[256];
+    if (size != 20 && size != 512) die("read SIZE is 20 or 512");
+    setup_gatt(dev, path, size == 20 ? UUID_READ20 : UUID_READ512);
+    struct phase p;
+    for (int i = -warmup; i < n; i++) {
+        if (i == 0) phase_start(&p, n);
+        uint64_t t0 = now_ns();
+        DBusMessage *reply = call(read_call(path));
+        DBusMessageIter it, array;
+        int len = 0;
+        const unsigned char *bytes;
+        dbus_message_iter_init(reply, &it);
+        dbus_message_iter_recurse(&it, &array);
+        dbus_message_iter_get_fixed_array(&array, &bytes, &len);
+        if (len != size) die("read %d bytes, expected %d", len, size);
+        dbus_message_unref(reply);
+        if (i >= 0) p.lat[p.nlat++] = now_ns() - t0;
+    }
+    phase_stop(&p);
+    call_simple(dev, DEVICE_IFACE, "Disconnect");
+    print_common(size == 20 ? "read-20" : "read-512", &p, n, p.wall / 1e9);
+    printf("}\n");
+    return 0;
+}
+
+static int case_write(int size, int n, int warmup) {
+    char dev[128], path[256], name[32];
+    unsigned char *value = calloc(size, 1);
+    setup_gatt(dev, path, UUID_WRITE);
+    struct phase p;
+    for (int i = -warmup; i < n; i++) {
+        if (i == 0) phase_start(&p, n);
+        value[0] = (unsigned char)i;
+        uint64_t t0 = now_ns();
+        dbus_message_unref(call(write_call(path, value, size, "request")));
+        if (i >= 0) p.lat[p.nlat++] = now_ns() - t0;
+    }
+    phase_stop(&p);
+    call_simple(dev, DEVICE_IFACE, "Disconnect");
+    snprintf(name, sizeof name, "write-%d", size);
+    print_common(name, &p, n, p.wall / 1e9);
+    printf("}\n");
+    return 0;
+}
+
+/* Write commands with `window` in flight: send, then pop replies by serial. */
+static int case_wcmd(int size, int n, int warmup, int window) {
+    char dev[128], path[256], name[48];
+    unsigned char *value = calloc(size, 1);
+    enum { SLOTS = 4096 };
+    static uint64_t started[SLOTS];
+    if (window < 1 || window > 128) die("WINDOW is 1...128 (the bus allows 128 pending replies)");
+    setup_gatt(dev, path, UUID_WRITE);
+    struct phase p;
+    int total = warmup + n, sent = 0, done = 0, inflight = 0;
+    while (done < total) {
+        if (done == warmup && sent == warmup) phase_start(&p, n);
+        /* The warm-up ends with its last reply, so the measured phase starts with none in flight. */
+        int limit = done < warmup ? warmup : total;
+        while (inflight < window && sent < limit) {
+            dbus_uint32_t serial;
+            value[0] = (unsigned char)sent;
+            DBusMessage *m = write_call(path, value, size, "command");
+            uint64_t t0 = now_ns();
+            if (!dbus_connection_send(conn, m, &serial)) die("out of memory");
+            dbus_message_unref(m);
+            started[serial % SLOTS] = t0;
+            sent++;
+            inflight++;
+        }
+        dbus_connection_flush(conn);
+        DBusMessage *m;
+        int got = 0;
+        while ((m = dbus_connection_pop_message(conn))) {
+            int type = dbus_message_get_type(m);
+            if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
+                if (type == DBUS_MESSAGE_TYPE_ERROR) die("WriteValue failed: %s", dbus_message_get_error_name(m));
+                uint64_t t = now_ns() - started[dbus_message_get_reply_serial(m) % SLOTS];
+                if (done >= warmup) p.lat[p.nlat++] = t;
+                done++;
+                inflight--;
+                got = 1;
+            }
+            dbus_message_unref(m);
+        }
+        if (!got && done < total && !dbus_connection_read_write(conn, 1000)) die("disconnected from the bus");
+    }
+    phase_stop(&p);
+    call_simple(dev, DEVICE_IFACE, "Disconnect");
+    snprintf(name, sizeof name, window == 1 ? "wcmd-%d" : "wcmd-%d-w%d", size, window);
+    print_common(name, &p, n, p.wall / 1e9);
+    printf(",\"window\":%d}\n", window);
+    return 0;
+}
+
+/* Notification bookkeeping: distinct sequence numbers and latency from the stamp. */
+struct receiver {
+    uint8_t *seen;
+    int n, distinct;
+    uint64_t last;
+    struct phase *p;
+};
+
+static void receive_value(struct receiver *r, const unsigned char *bytes, int len) {
+    if (len < 12) return;
+    uint64_t t = now_ns(), stamp = 0;
+    uint32_t seq = 0;
+    for (int i = 7; i >= 0; i--) stamp = stamp << 8 | bytes[i];
+    for (int i = 11; i >= 8; i--) seq = seq << 8 | bytes[i];
+    if ((int)seq >= r->n || r->seen[seq]) return;
+    r->seen[seq] = 1;
+    r->distinct++;
+    r->last = t;
+    r->p->lat[r->p->nlat++] = t - stamp;
+}
+
+/* A PropertiesChanged of GattCharacteristic1 carrying Value. */
+static void receive_signal(struct receiver *r, DBusMessage *m) {
+    if (!dbus_message_is_signal(m, "org.freedesktop.DBus.Properties", "PropertiesChanged")) return;
+    DBusMessageIter it, changed, value, array;
+    const char *iface;
+    dbus_message_iter_init(m, &it);
+    dbus_message_iter_get_basic(&it, &iface);
+    if (strcmp(iface, CHAR_IFACE) != 0) return;
+    dbus_message_iter_next(&it);
+    dbus_message_iter_recurse(&it, &changed);
+    if (!find_property(&changed, "Value", &value)) return;
+    const unsigned char *bytes;
+    int len = 0;
+    dbus_message_iter_recurse(&value, &array);
+    dbus_message_iter_get_fixed_array(&array, &bytes, &len);
+    receive_value(r, bytes, len);
+}
+
+static void start_run(int n, int interval, int size) {
+    const char *address = "B0:00:00:00:00:01", *uuid = UUID_NOTIFY;
+    dbus_uint32_t count = n, us = interval, bytes = size;
+    DBusMessage *m = new_call("org.swiftble.Simulator", "/org/swiftble/Simulator", "org.swiftble.Simulator1",
+                              "StartNotifications");
+    dbus_message_append_args(m, DBUS_TYPE_STRING, &address, DBUS_TYPE_STRING, &uuid, DBUS_TYPE_UINT32, &count,
+                             DBUS_TYPE_UINT32, &us, DBUS_TYPE_UINT32, &bytes, DBUS_TYPE_INVALID);
+    /* Not awaited: its reply may come after the first values (another sender). */
+    if (!dbus_connection_send(conn, m, NULL)) die("out of memory");
+    dbus_message_unref(m);
+    dbus_connection_flush(conn);
+}
+
+static int case_notify(const char *mode, int n, int interval, int size) {
+    char dev[128], path[256], name[48], rule[512];
+    int acquire = strcmp(mode, "acquire") == 0;
+    if (!acquire && strcmp(mode, "dbus") != 0) die("notify MODE is dbus or acquire");
+    setup_gatt(dev, path, UUID_NOTIFY);
+    struct phase p;
+    struct receiver r = {.seen = calloc(n, 1), .n = n, .p = &p};
+    int fd = -1;
+    if (acquire) {
+        DBusMessage *m = new_call(BLUEZ, path, CHAR_IFACE, "AcquireNotify");
+        DBusMessageIter it;
+        dbus_message_iter_init_append(m, &it);
+        append_empty_options(&it);
+        DBusMessage *reply = call(m);
+        dbus_uint16_t mtu;
+        DBusError err;
+        dbus_error_init(&err);
+        if (!dbus_message_get_args(reply, &err, DBUS_TYPE_UNIX_FD, &fd, DBUS_TYPE_UINT16, &mtu, DBUS_TYPE_INVALID))
+            die("AcquireNotify reply: %s", err.message);
+        dbus_message_unref(reply);
+    } else {
+        snprintf(rule, sizeof rule,
+                 "type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.Properties',"
+                 "member='PropertiesChanged',path='%s',arg0='" CHAR_IFACE "'", path);
+        add_match(rule);
+        DBusMessage *m = new_call(BLUEZ, path, CHAR_IFACE, "StartNotify");
+        dbus_message_unref(call(m));
+    }
+    drain();
+    phase_start(&p, n);
+    start_run(n, interval, size);
+    uint64_t idle_since = now_ns();
+    unsigned char buf[1024];
+    while (r.distinct < n && now_ns() - idle_since < (uint64_t)IDLE_END_MS * 1000000u) {
+        int before = r.distinct;
+        if (acquire) {
+            struct pollfd pfd = {.fd = fd, .events = POLLIN};
+            if (poll(&pfd, 1, 100) > 0) {
+                ssize_t len;
+                while ((len = recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0) receive_value(&r, buf, (int)len);
+                if (len == 0) die("the notify socket closed");
+            }
+        } else {
+            DBusMessage *m;
+            while ((m = dbus_connection_pop_message(conn))) {
+                receive_signal(&r, m);
+                dbus_message_unref(m);
+            }
+            if (r.distinct < n && !dbus_connection_read_write(conn, 100)) die("disconnected from the bus");
+        }
+        if (r.distinct != before) idle_since = now_ns();
+    }
+    phase_stop(&p);
+    if (acquire) close(fd);
+    else call_simple(path, CHAR_IFACE, "StopNotify");
+    call_simple(dev, DEVICE_IFACE, "Disconnect");
+    double wall = r.distinct ? (r.last - p.wall0) / 1e9 : p.wall / 1e9;
+    snprintf(name, sizeof name, "notify-%s-%s-%d", acquire ? "acquire" : "dbus", interval ? "paced" : "burst", size);
+    /* CPU per received notification; the idle tail after a loss is in it, as it is for everyone. */
+    print_common(name, &p, r.distinct, wall);
+    printf(",\"sent\":%d,\"lost\":%d,\"interval_us\":%d,\"size\":%d}\n", n, n - r.distinct, interval, size);
+    return 0;
+}
+
+static int case_scan(int n) {
+    add_match("type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.ObjectManager',"
+              "member='InterfacesAdded'");
+    struct phase p;
+    int count = 0;
+    phase_start(&p, 1);
+    call_simple(ADAPTER, "org.bluez.Adapter1", "StartDiscovery");
+    uint64_t deadline = now_ns() + 120000000000u;
+    while (count < n) {
+        DBusMessage *m;
+        while ((m = dbus_connection_pop_message(conn))) {
+            if (dbus_message_is_signal(m, "org.freedesktop.DBus.ObjectManager", "InterfacesAdded")) {
+                DBusMessageIter it, ifaces, entry;
+                const char *added, *iface;
+                dbus_message_iter_init(m, &it);
+                dbus_message_iter_get_basic(&it, &added);
+                dbus_message_iter_next(&it);
+                dbus_message_iter_recurse(&it, &ifaces);
+                for (; dbus_message_iter_get_arg_type(&ifaces) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&ifaces)) {
+                    dbus_message_iter_recurse(&ifaces, &entry);
+                    dbus_message_iter_get_basic(&entry, &iface);
+                    if (strcmp(iface, DEVICE_IFACE) == 0) count++;
+                }
+            }
+            dbus_message_unref(m);
+        }
+        if (now_ns() > deadline) die("only %d of %d advertisers reported", count, n);
+        if (count < n && !dbus_connection_read_write(conn, 100)) die("disconnected from the bus");
+    }
+    p.lat[p.nlat++] = now_ns() - p.wall0;
+    phase_stop(&p);
+    call_simple(ADAPTER, "org.bluez.Adapter1", "StopDiscovery");
+    char name[32];
+    snprintf(name, sizeof name, "scan-%d", n);
+    print_common(name, &p, n, p.wall / 1e9);
+    printf("}\n");
+    return 0;
+}
+
+static int case_memory(const char *list) {
+    int counts[16], ncounts = 0, max = 0;
+    for (const char *s = list; *s && ncounts < 16; s = strchr(s, ',') ? strchr(s, ',') + 1 : s + strlen(s)) {
+        counts[ncounts] = atoi(s);
+        if (counts[ncounts] > max) max = counts[ncounts];
+        ncounts++;
+    }
+    if (max < 1 || max > 4095) die("memory counts are 1...4095");
+    ensure_known(max);
+    long base = rss_kb(), rss[16];
+    struct phase p;
+    phase_start(&p, max);
+    char dev[128];
+    for (int i = 1, next = 0; i <= max; i++) {
+        device_path(dev, sizeof dev, i);
+        watch_device(dev);
+        uint64_t t0 = now_ns();
+        connect_and_discover(dev, NULL, NULL);
+        p.lat[p.nlat++] = now_ns() - t0;
+        drain();
+        while (next < ncounts && counts[next] == i) rss[next++] = rss_kb();
+    }
+    phase_stop(&p);
+    for (int i = 1; i <= max; i++) {
+        device_path(dev, sizeof dev, i);
+        call_simple(dev, DEVICE_IFACE, "Disconnect");
+    }
+    print_common("memory", &p, max, p.wall / 1e9);
+    printf(",\"rss_base_kb\":%ld,\"rss_at\":{", base);
+    for (int i = 0; i < ncounts; i++) printf("%s\"%d\":%ld", i ? "," : "", counts[i], rss[i]);
+    printf("}}\n");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    DBusError err;
+    dbus_error_init(&err);
+    if (argc < 3) {
+        fprintf(stderr, "usage: see the comment at the top of gatt_floor.c\n");
+        return 2;
+    }
+    conn = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
+    if (!conn) die("cannot connect to the bus: %s", err.message);
+    dbus_connection_set_exit_on_disconnect(conn, FALSE);
+    const char *what = argv[1];
+    if (strcmp(what, "connect") == 0) return case_connect(atoi(argv[2]));
+    if (strcmp(what, "read") == 0 && argc == 5) return case_read(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+    if (strcmp(what, "write") == 0 && argc == 5) return case_write(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+    if (strcmp(what, "wcmd") == 0 && argc == 6)
+        return case_wcmd(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+    if (strcmp(what, "notify") == 0 && argc == 6)
+        return case_notify(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+    if (strcmp(what, "scan") == 0) return case_scan(atoi(argv[2]));
+    if (strcmp(what, "memory") == 0) return case_memory(argv[2]);
+    fprintf(stderr, "gatt_floor: unknown or incomplete case %s\n", what);
+    return 2;
+}

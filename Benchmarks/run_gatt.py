@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""run_gatt.py - the GATT benchmark suite of issue 8: swift-ble vs the libdbus floor vs bleak.
+
+Starts one private dbus-daemon with the system bus's limits (Benchmarks/bus/system-limits.conf.in)
+and, per scenario group, one ble-sim on it (per run for the scan groups). Then, per round, per case, it runs the three clients one
+after the other, the order rotating each round (A B C, B C A, C A B, ...):
+
+    A = floor   Benchmarks/floor/gatt_floor.c (libdbus, no model)
+    B = swift   `ble-bench gatt` (the public BLE API)
+    C = bleak   Benchmarks/bleak_bench.py (bleak from PyPI)
+
+All three take the same arguments and print one JSON line (keys: see gatt_floor.c). Around each run
+the runner reads the dbus-daemon's and ble-sim's CPU from /proc/PID/stat (10 ms ticks, whole run
+including connection set-up, divided by the run's operations) and the child's own rusage (whole
+process: CPU and peak RSS). Ratios swift/floor and swift/bleak are computed per round (pair by
+pair) and summarised by their median.
+
+Writes OUT/gatt.json (every run, the summary), OUT/gatt.md (goals, then one table per case) and
+OUT/gatt.svg (client CPU and p50 latency relative to the floor, drawn here), and prints the Markdown.
+
+Usage, from the package root (Python 3.8+, standard library only):
+    python3 Benchmarks/run_gatt.py --floor .build/bench/gatt_floor \\
+        --swift ".build/release/ble-bench gatt" \\
+        --bleak ".build/bleak-venv/bin/python Benchmarks/bleak_bench.py" \\
+        --sim .build/release/ble-sim --scenarios .build/bench [--rounds 5] [--quick] [--only CASE,...]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from run_dbus_calls import CONFIG_TEMPLATE, BenchError, cpu_seconds, log, read_line, stop_process
+from gatt_report import render_markdown, render_svg
+
+HERE = Path(__file__).resolve().parent
+ROLES = ("floor", "swift", "bleak")
+
+# name -> (scenario group, arguments full, arguments quick, unit of an op)
+CASES = {
+    "connect": ("gatt", ["connect", "40"], ["connect", "10"], "connection"),
+    "read-20": ("gatt", ["read", "20", "2000", "200"], ["read", "20", "400", "50"], "read"),
+    "read-512": ("gatt", ["read", "512", "2000", "200"], ["read", "512", "400", "50"], "read"),
+    "write-20": ("gatt", ["write", "20", "2000", "200"], ["write", "20", "400", "50"], "write"),
+    "write-512": ("gatt", ["write", "512", "2000", "200"], ["write", "512", "400", "50"], "write"),
+    "wcmd-20": ("gatt", ["wcmd", "20", "2000", "200", "1"], ["wcmd", "20", "400", "50", "1"], "write"),
+    "wcmd-20-w16": ("gatt", ["wcmd", "20", "5000", "200", "16"], ["wcmd", "20", "1000", "50", "16"], "write"),
+    "notify-dbus-burst-20": ("gatt", ["notify", "dbus", "10000", "0", "20"],
+                             ["notify", "dbus", "5000", "0", "20"], "notification"),
+    "notify-dbus-paced-20": ("gatt", ["notify", "dbus", "2000", "500", "20"],
+                             ["notify", "dbus", "1000", "500", "20"], "notification"),
+    "notify-acquire-burst-20": ("gatt", ["notify", "acquire", "10000", "0", "20"],
+                                ["notify", "acquire", "5000", "0", "20"], "notification"),
+    "notify-acquire-paced-20": ("gatt", ["notify", "acquire", "2000", "500", "20"],
+                                ["notify", "acquire", "1000", "500", "20"], "notification"),
+    "scan-1000": ("beacons-1000", ["scan", "1000"], ["scan", "1000"], "advertiser"),
+    "scan-10000": ("beacons-10000", ["scan", "10000"], ["scan", "10000"], "advertiser"),
+    "memory": ("peripherals-100", ["memory", "1,10,100"], ["memory", "1,10,100"], "connection"),
+}
+
+# group -> scenario file name (in --scenarios, or Benchmarks/scenarios for the committed one)
+SCENARIOS = {"gatt": "gatt-5x4.json", "beacons-1000": "beacons-1000.json",
+             "beacons-10000": "beacons-10000.json", "peripherals-100": "gatt-5x4-100.json"}
+
+METRICS = ("ops_per_s", "cpu_us_per_op", "lat_p50_us", "lat_p99_us", "lat_max_us", "wall_s", "lost",
+           "peak_rss_kb", "daemon_cpu_us_per_op", "sim_cpu_us_per_op", "process_cpu_s", "kib_per_peripheral")
+RATIO_METRICS = ("cpu_us_per_op", "lat_p50_us", "ops_per_s")
+
+
+class SimBus:
+    """A temp dir and a dbus-daemon with system-bus limits; ble-sim started per scenario group."""
+
+    def __init__(self, sim):
+        self.sim_binary = sim
+        self.tmp = Path(tempfile.mkdtemp(prefix="swiftble-gatt-"))
+        self.daemon = self.sim = None
+        config = self.tmp / "bus.conf"
+        config.write_text(CONFIG_TEMPLATE.read_text().replace("@SOCKET@", str(self.tmp / "bus.sock")))
+        self.daemon = subprocess.Popen(
+            ["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
+            start_new_session=True)
+        self.address = read_line(self.daemon, 10, "dbus-daemon address")
+        self.env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address)
+        log(f"bus: {self.address}")
+
+    def start_sim(self, scenario):
+        self.stop_sim()
+        self.sim_log = open(self.tmp / "sim.log", "ab")
+        self.sim = subprocess.Popen(
+            [self.sim_binary, "--scenario", str(scenario), "--bus", self.address], env=self.env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.sim_log, bufsize=0,
+            start_new_session=True)
+        line = read_line(self.sim, 60, "ble-sim's address line")
+        if not line.startswith("DBUS_SYSTEM_BUS_ADDRESS="):
+            raise BenchError(f"ble-sim printed {line!r}")
+        log(f"ble-sim: {scenario.name}")
+
+    def stop_sim(self):
+        if self.sim is not None:
+            if self.sim.poll() is None:
+                self.sim.send_signal(signal.SIGTERM)
+            stop_process(self.sim, 10)
+            self.sim.stdout.close()
+            self.sim_log.close()
+            self.sim = None
+
+    def cpu(self):
+        return cpu_seconds(self.daemon.pid), cpu_seconds(self.sim.pid)
+
+    def check_alive(self):
+        for name, proc in (("dbus-daemon", self.daemon), ("ble-sim", self.sim)):
+            if proc.poll() is not None:
+                raise BenchError(f"{name} exited with code {proc.returncode}")
+
+    def close(self):
+        self.stop_sim()
+        if self.daemon is not None:
+            if self.daemon.poll() is None:
+                self.daemon.terminate()
+            stop_process(self.daemon, 5)
+            self.daemon.stdout.close()
+            self.daemon = None
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def run_child(command, env, timeout):
+    """Runs command in its own process group; returns (returncode, stdout, stderr, rusage)."""
+    proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    out, err = [], []
+    import threading
+    readers = [threading.Thread(target=lambda s=s, b=b: b.append(s.read())) for s, b in
+               ((proc.stdout, out), (proc.stderr, err))]
+    for reader in readers:
+        reader.start()
+    deadline = time.monotonic() + timeout
+    status = usage = None
+    while status is None:
+        pid, status_word, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            status, usage = os.waitstatus_to_exitcode(status_word), ru
+            break
+        if time.monotonic() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            pid, status_word, usage = os.wait4(proc.pid, 0)
+            status = "timeout"
+            break
+        time.sleep(0.01)
+    proc.returncode = -1  # reaped by wait4; keeps Popen from waiting again
+    for reader in readers:
+        reader.join()
+    return status, out[0].decode(errors="replace"), err[0].decode(errors="replace"), usage
+
+
+def run_one(bus, command, case, timeout):
+    record = {"command": " ".join(command), "ok": False}
+    before = bus.cpu()
+    started = time.monotonic()
+    status, stdout, stderr, usage = run_child(command, bus.env, timeout)
+    record["elapsed_s"] = round(time.monotonic() - started, 3)
+    daemon_s, sim_s = (a - b for a, b in zip(bus.cpu(), before))
+    if usage is not None:
+        record["process_cpu_s"] = usage.ru_utime + usage.ru_stime
+    if stderr.strip():
+        record["stderr"] = stderr.strip()[-1500:]
+    if status != 0:
+        record["error"] = f"exit {status}: {(stderr.strip().splitlines() or ['(no stderr)'])[-1][:300]}"
+        return record
+    try:
+        result = json.loads([line for line in stdout.splitlines() if line.strip()][-1])
+    except (IndexError, ValueError) as e:
+        record["error"] = f"bad output {stdout[-300:]!r}: {e}"
+        return record
+    if result.get("case") != case:
+        record["error"] = f"result is for {result.get('case')!r}"
+        return record
+    record.update(result)
+    ops = max(result["n"], 1)
+    record["daemon_cpu_us_per_op"] = daemon_s * 1e6 / ops
+    record["sim_cpu_us_per_op"] = sim_s * 1e6 / ops
+    if case == "memory":
+        at = result["rss_at"]
+        keys = sorted(int(k) for k in at)
+        if len(keys) >= 2 and keys[-1] > keys[-2]:
+            record["kib_per_peripheral"] = (at[str(keys[-1])] - at[str(keys[-2])]) / (keys[-1] - keys[-2])
+    record["ok"] = True
+    return record
+
+
+def describe(record):
+    if not record["ok"]:
+        return "FAILED: " + record["error"]
+    text = (f"{record['ops_per_s']:.0f}/s, p50 {record['lat_p50_us']:.0f} µs, "
+            f"CPU {record['cpu_us_per_op']:.1f} µs/op, peak RSS {record['peak_rss_kb'] / 1024:.1f} MiB")
+    if "lost" in record:
+        text += f", lost {record['lost']}"
+    if "kib_per_peripheral" in record:
+        text += f", {record['kib_per_peripheral']:.1f} KiB/peripheral"
+    return text
+
+
+def spread(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return {"min": min(values), "median": statistics.median(values), "max": max(values), "count": len(values)}
+
+
+def summarize(case, runs):
+    mine = [r for r in runs if r["case_name"] == case]
+    summary = {"case": case, "unit": CASES[case][3], "roles": {}, "ratios": {}}
+    for role in ROLES:
+        ok = [r for r in mine if r["role"] == role and r["ok"]]
+        summary["roles"][role] = {
+            "runs_ok": len(ok), "runs_failed": sum(1 for r in mine if r["role"] == role and not r["ok"]),
+            "metrics": {m: spread([r.get(m) for r in ok]) for m in METRICS},
+        }
+    by_round = {}
+    for r in mine:
+        if r["ok"]:
+            by_round.setdefault(r["round"], {})[r["role"]] = r
+    for other in ("floor", "bleak"):
+        for metric in RATIO_METRICS:
+            ratios = [pair["swift"][metric] / pair[other][metric] for _, pair in sorted(by_round.items())
+                      if "swift" in pair and other in pair and pair[other].get(metric)]
+            summary["ratios"][f"swift/{other} {metric}"] = {
+                "pairs": ratios, "median": statistics.median(ratios) if ratios else None}
+    return summary
+
+
+def dbus_daemon_version():
+    try:
+        return subprocess.run(["dbus-daemon", "--version"], capture_output=True, text=True,
+                              timeout=5).stdout.splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return "dbus-daemon (unknown version)"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--floor", required=True)
+    parser.add_argument("--swift", required=True)
+    parser.add_argument("--bleak", required=True)
+    parser.add_argument("--sim", required=True)
+    parser.add_argument("--scenarios", default=".build/bench", help="directory of the generated scenarios")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="fewer operations per run")
+    parser.add_argument("--only", help="comma-separated case names")
+    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args()
+
+    cases = [c for c in CASES if not args.only or c in args.only.split(",")]
+    commands = {"floor": shlex.split(args.floor), "swift": shlex.split(args.swift), "bleak": shlex.split(args.bleak)}
+    meta = {
+        "started_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": platform.node(), "cpus": os.cpu_count(), "kernel": platform.release(),
+        "dbus_daemon": dbus_daemon_version(), "rounds": args.rounds, "quick": args.quick,
+        "commands": {role: " ".join(c) for role, c in commands.items()},
+        "arguments": {c: CASES[c][2 if args.quick else 1] for c in cases},
+    }
+    runs = []
+    bus = SimBus(args.sim)
+    interrupted = False
+    try:
+        for group in dict.fromkeys(CASES[c][0] for c in cases):
+            scenario = Path(args.scenarios) / SCENARIOS[group]
+            if not scenario.exists():
+                scenario = HERE / "scenarios" / SCENARIOS[group]
+            bus.start_sim(scenario)
+            for rnd in range(args.rounds):
+                order = ROLES[rnd % 3:] + ROLES[:rnd % 3]
+                for case in (c for c in cases if CASES[c][0] == group):
+                    for role in order:
+                        if group.startswith("beacons") and (rnd, role) != (0, order[0]):
+                            # A fresh simulator per scan: after StopDiscovery a crowd of 10,000 leaves
+                            # ble-sim busy for minutes (it stopped answering in our first runs).
+                            bus.start_sim(scenario)
+                        command = commands[role] + CASES[case][2 if args.quick else 1]
+                        record = {"round": rnd, "case_name": case, "role": role}
+                        record.update(run_one(bus, command, case, args.timeout))
+                        runs.append(record)
+                        log(f"[{rnd + 1}/{args.rounds}] {case:<24} {role:<6} {describe(record)}")
+                        bus.check_alive()
+    except KeyboardInterrupt:
+        interrupted = True
+        log("interrupted: writing what was measured")
+    finally:
+        bus.close()
+
+    meta["complete"] = not interrupted
+    summaries = [summarize(c, runs) for c in cases]
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "gatt.json").write_text(json.dumps({"meta": meta, "summary": summaries, "runs": runs}, indent=1))
+    markdown = render_markdown(meta, summaries)
+    (args.out / "gatt.md").write_text(markdown)
+    (args.out / "gatt.svg").write_text(render_svg(meta, summaries))
+    print(markdown)
+    return 1 if interrupted or any(not r["ok"] for r in runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+import DBus
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// The app's end of an `AcquireNotify` socket: one datagram per notification or indication,
+/// fanned out by bluetoothd to every subscribed central. A full socket is the back-pressure
+/// signal Core Bluetooth calls "not ready"; bluetoothd writes a `0x01` byte back for each
+/// confirmed indication, and hangs up when the last central unsubscribes or disconnects.
+final class NotifyChannel: Sendable {
+    /// What one send did.
+    enum SendResult: Sendable, Equatable {
+        case sent
+        case full
+        case closed
+    }
+
+    /// The MTU bluetoothd was told (the opening central's): values carry at most MTU − 3 bytes.
+    let mtu: UInt16
+    /// The central whose subscription opened the channel.
+    let central: CentralID?
+    private let descriptor: FileDescriptor
+    private let reader: DatagramReader
+    private let pendingReady = Mutex<WritableWaiter?>(nil)
+    private static let queue = DispatchQueue(label: "swift-ble.notify-channel")
+
+    /// Makes a socket pair; returns the channel and the end to hand to bluetoothd.
+    static func open(
+        mtu: UInt16, central: CentralID?, confirmed: @escaping @Sendable () -> Void,
+        closed: @escaping @Sendable () -> Void
+    ) throws(BLEError) -> (NotifyChannel, FileDescriptor) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw BLEError(.failed, message: "socketpair failed: errno \(errno)")
+        }
+        let ours = FileDescriptor(owning: fds[0])
+        let channel = NotifyChannel(descriptor: ours, mtu: mtu, central: central, confirmed: confirmed, closed: closed)
+        return (channel, FileDescriptor(owning: fds[1]))
+    }
+
+    private init(
+        descriptor: FileDescriptor, mtu: UInt16, central: CentralID?, confirmed: @escaping @Sendable () -> Void,
+        closed: @escaping @Sendable () -> Void
+    ) {
+        self.descriptor = descriptor
+        self.mtu = mtu
+        self.central = central
+        reader = DatagramReader(descriptor: descriptor) { bytes in
+            for byte in bytes where byte == 0x01 { confirmed() }
+        } hangup: {
+            closed()
+        }
+    }
+
+    deinit { close() }
+
+    /// The largest value one notification carries.
+    var maximumValueLength: Int { max(0, Int(mtu) - 3) }
+
+    /// Sends one value without waiting.
+    func trySend(_ value: Data) -> SendResult {
+        while true {
+            let fd = descriptor.rawValue
+            guard fd >= 0 else { return .closed }
+            let sent = value.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            if sent >= 0 { return .sent }
+            switch errno {
+            case EAGAIN: return .full
+            case EINTR: continue
+            default: return .closed
+            }
+        }
+    }
+
+    /// Calls `ready` once, when the socket has room again (not when the channel closes first).
+    func whenWritable(_ ready: @escaping @Sendable () -> Void) {
+        let fd = descriptor.rawValue
+        guard fd >= 0 else { return }
+        let waiter = WritableWaiter(fd: fd, queue: Self.queue)
+        pendingReady.withLock { $0.take() }?.cancel()
+        pendingReady.withLock { $0 = waiter }
+        Task { [weak self] in
+            await waiter.wait()
+            guard let self, self.pendingReady.withLock({ $0 === waiter ? $0.take() : nil }) != nil else { return }
+            ready()
+        }
+    }
+
+    /// Suspends until the socket has room, the channel closes, or the task is cancelled.
+    func waitUntilWritable() async {
+        let fd = descriptor.rawValue
+        guard fd >= 0, !Task.isCancelled else { return }
+        let waiter = WritableWaiter(fd: fd, queue: Self.queue)
+        await withTaskCancellationHandler {
+            await waiter.wait()
+        } onCancel: {
+            waiter.cancel()
+        }
+    }
+
+    /// Hangs up: bluetoothd sees the channel close.
+    func close() {
+        pendingReady.withLock { $0.take() }?.cancel()
+        reader.cancel()
+    }
+}
+
+/// One wait for a descriptor to become writable, resumed exactly once: by the descriptor,
+/// or by cancellation (whichever comes first; the source's cancel handler is the only resumer).
+private final class WritableWaiter: Sendable {
+    private let signal = WaitSignal()
+    private let source: Mutex<(any DispatchSourceWrite)?>
+
+    init(fd: Int32, queue: DispatchQueue) {
+        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        let signal = self.signal
+        source.setEventHandler { source.cancel() }
+        source.setCancelHandler { signal.fire() }
+        source.resume()
+        self.source = Mutex(source)
+    }
+
+    func wait() async { await signal.wait() }
+
+    func cancel() { source.withLock { $0?.cancel() } }
+}
+
+/// A one-shot signal: ``fire()`` resumes the waiter, now or when it arrives.
+private final class WaitSignal: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, Never>?
+        var fired = false
+    }
+
+    private let state = Mutex(State())
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let fired = state.withLock { state -> Bool in
+                if !state.fired { state.continuation = continuation }
+                return state.fired
+            }
+            if fired { continuation.resume() }
+        }
+    }
+
+    func fire() {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.fired = true
+            return state.continuation.take()
+        }
+        continuation?.resume()
+    }
+}

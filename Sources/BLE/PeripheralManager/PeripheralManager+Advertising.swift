@@ -1,0 +1,143 @@
+import BlueZ
+import DBus
+
+extension PeripheralManager {
+    /// Starts advertising, as Core Bluetooth's `startAdvertising(_:)`: exports an
+    /// `LEAdvertisement1` object and registers it with `LEAdvertisingManager1`. Advertising
+    /// again replaces the current advertisement (unregister, then register the new data).
+    ///
+    /// - Throws: ``BLEError/Code/notSupported`` when the adapter has no advertising manager or
+    ///   does not list an include, the secondary channel or (`TxPower`) `CanSetTxPower`;
+    ///   ``BLEError/Code/invalidArguments`` for data bluetoothd would refuse to parse;
+    ///   ``BLEError/Code/notPermitted`` when every advertising instance is taken.
+    public func startAdvertising(_ data: Advertisement) async throws(BLEError) {
+        try AdvertisementCheck.validate(data)
+        guard session.daemonStatus.present else { throw BLEError.bluetoothGone }
+        let manager = try session.read { tree throws(BLEError) -> LEAdvertisingManagerProperties? in
+            do throws(DBusError) { return try tree.advertisingManager(at: adapterPath) } catch { throw BLEError(error) }
+        }
+        guard let manager else {
+            throw BLEError(.notSupported, message: "\(adapterName) has no LE advertising manager")
+        }
+        try AdvertisementCheck.supported(data, by: manager)
+        await enterGate()
+        defer { leaveGate() }
+        if advertisement != nil { try await unregisterAdvertisement() }
+        do throws(BLEError) {
+            try registerAdvertisementObject(data)
+            try await registerAdvertisement(data)
+        } catch {
+            advertisement = nil
+            session.connection.unexport(Self.advertisementPath)
+            throw error
+        }
+    }
+
+    /// Stops advertising (`UnregisterAdvertisement`); nothing happens when not advertising.
+    public func stopAdvertising() async throws(BLEError) {
+        await enterGate()
+        defer { leaveGate() }
+        guard advertisement != nil else { return }
+        try await unregisterAdvertisement()
+    }
+
+    /// Whether an advertisement is registered.
+    public var isAdvertising: Bool { advertisement != nil }
+
+    func registerAdvertisement(_ data: Advertisement) async throws(BLEError) {
+        do throws(BLEError) {
+            _ = try await session.call(
+                adapterPath, BlueZInterface.leAdvertisingManager1, BlueZMethod.registerAdvertisement,
+                [.objectPath(Self.advertisementPath), .dictionary(key: .string, value: .variant, [])],
+                timeout: options.callTimeout)
+            advertisement = data
+        } catch  where error.dbusErrorName == BlueZErrorName.failed {
+            // "Failed to parse advertisement." and kernel refusals (e.g. too long for 31 bytes).
+            throw BLEError(.invalidArguments, message: error.message, dbusErrorName: error.dbusErrorName)
+        }
+    }
+
+    private func unregisterAdvertisement() async throws(BLEError) {
+        defer {
+            advertisement = nil
+            session.connection.unexport(Self.advertisementPath)
+        }
+        do throws(BLEError) {
+            _ = try await session.call(
+                adapterPath, BlueZInterface.leAdvertisingManager1, BlueZMethod.unregisterAdvertisement,
+                [.objectPath(Self.advertisementPath)], timeout: options.callTimeout)
+        } catch  where error.code == .notFound {
+            // Released or forgotten by bluetoothd already.
+        }
+    }
+
+    private func registerAdvertisementObject(_ data: Advertisement) throws(BLEError) {
+        let properties = data.properties.dbusProperties.sorted { $0.key < $1.key }.map {
+            ExportedProperty($0.key, value: $0.value)
+        }
+        let release = ExportedMethod.immediate(BlueZMethod.release) { [weak self] _ in
+            // No reply is expected; the state changes on the actor.
+            if let self { Task { await self.advertisementReleased() } }
+            return []
+        }
+        do throws(DBusError) {
+            try session.connection.export(
+                [ExportedInterface(BlueZInterface.leAdvertisement1, methods: [release], properties: properties)],
+                at: Self.advertisementPath)
+        } catch {
+            throw BLEError(error)
+        }
+    }
+
+    /// `Release()`: bluetoothd dropped the advertisement (its `Timeout` expired).
+    func advertisementReleased() {
+        guard advertisement != nil else { return }
+        advertisement = nil
+        session.connection.unexport(Self.advertisementPath)
+        eventBroadcast.yield(.advertisingStopped)
+    }
+}
+
+/// Checks of advertisement data against bluetoothd's parser and the adapter's capabilities.
+enum AdvertisementCheck {
+    /// What `parse_advertisement` refuses (bluez-dbus-api.md §6.1–§6.2).
+    static func validate(_ data: Advertisement) throws(BLEError) {
+        func refuse(_ message: String) -> BLEError { BLEError(.invalidArguments, message: message) }
+        let uuids = data.serviceUUIDs + data.solicitUUIDs + Array(data.serviceData.keys)
+        guard uuids.allSatisfy(\.isValid) else { throw refuse("an advertised UUID is not a UUID") }
+        guard data.manufacturerData.values.allSatisfy({ !$0.isEmpty }) else {
+            throw refuse("manufacturer data must not be empty")
+        }
+        if data.kind == .broadcast && data.isDiscoverable == true {
+            throw refuse("a broadcast advertisement cannot be discoverable")
+        }
+        if let discoverable = data.discoverableTimeout, let timeout = data.timeout, timeout > 0, discoverable > timeout
+        {
+            throw refuse("the discoverable timeout exceeds the timeout")
+        }
+        if let txPower = data.txPower, !(-127...20).contains(txPower) {
+            throw refuse("TX power is outside -127…20 dBm")
+        }
+        let intervals = [data.properties.minInterval, data.properties.maxInterval].compactMap { $0 }
+        // Milliseconds become 0.625 ms units that must lie in 0x20…0xFFFFFF.
+        guard intervals.allSatisfy({ (0x20...0xFF_FFFF).contains(UInt64($0) * 8 / 5) }) else {
+            throw refuse("an advertising interval is outside 20 ms … 10 485 s")
+        }
+        if let minimum = data.minInterval, let maximum = data.maxInterval, minimum > maximum {
+            throw refuse("the minimum interval exceeds the maximum")
+        }
+    }
+
+    /// What the adapter says it cannot do, as ``BLEError/Code/notSupported``.
+    static func supported(_ data: Advertisement, by manager: LEAdvertisingManagerProperties) throws(BLEError) {
+        for include in data.includes where !manager.supportedIncludes.contains(include.rawValue) {
+            throw BLEError(.notSupported, message: "the adapter cannot include \(include.rawValue)")
+        }
+        if let channel = data.secondaryChannel, !(manager.supportedSecondaryChannels ?? []).contains(channel.rawValue) {
+            throw BLEError(.notSupported, message: "the adapter has no \(channel.rawValue) secondary channel")
+        }
+        if data.txPower != nil, !(manager.supportedFeatures ?? []).contains("CanSetTxPower") {
+            throw BLEError(.notSupported, message: "the adapter cannot set the TX power (no CanSetTxPower)")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@testable import BLECommandLine
+
+/// `ble scan` against the simulator: plain lines, filters, JSON lines, and the live table on a
+/// pseudo-terminal.
+@Suite(.serialized) struct ScanCommandTests {
+    @Test func plainLinesNameServicesAndManufacturer() async throws {
+        try await CLIFixture.run { fixture in
+            let outcome = try await fixture.ble("scan", "--duration", "1.5")
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            let monitor = try #require(outcome.output.split(separator: "\n").first { $0.hasPrefix(CLIFixture.monitor) })
+            #expect(monitor.contains("\"Test HRM\""))
+            #expect(monitor.contains("services: Heart Rate (180D)"))
+            #expect(monitor.contains("manufacturer: Polar Electro (0x006B) 02 c2"))
+            #expect(monitor.contains("-5"))
+            #expect(outcome.output.contains(CLIFixture.thermometer))
+            #expect(!outcome.output.contains("\u{1B}["), "no control characters in a pipe")
+        }
+    }
+
+    @Test func filtersByServiceNameAndRSSI() async throws {
+        try await CLIFixture.run { fixture in
+            let byService = try await fixture.ble("scan", "--duration", "1", "--service", "1809")
+            #expect(byService.status == 0)
+            #expect(byService.output.contains(CLIFixture.thermometer))
+            #expect(!byService.output.contains(CLIFixture.monitor))
+
+            let byName = try await fixture.ble("scan", "--duration", "1", "--name", "Test")
+            #expect(byName.output.contains(CLIFixture.monitor))
+            #expect(!byName.output.contains(CLIFixture.thermometer))
+
+            let byRSSI = try await fixture.ble("scan", "--duration", "1", "--rssi", "-70")
+            #expect(byRSSI.output.contains(CLIFixture.monitor))
+            #expect(!byRSSI.output.contains(CLIFixture.thermometer))
+        }
+    }
+
+    @Test func jsonLines() async throws {
+        try await CLIFixture.run { fixture in
+            let outcome = try await fixture.ble("scan", "--duration", "1", "--json")
+            #expect(outcome.status == 0)
+            let objects = try outcome.output.split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+            let monitor = try #require(objects.first { $0["address"] as? String == CLIFixture.monitor })
+            #expect(monitor["name"] as? String == "Test HRM")
+            #expect(monitor["adapter"] as? String == "hci0")
+            #expect(monitor["services"] as? [String] == ["180D"])
+            #expect(monitor["serviceNames"] as? [String: String] == ["180D": "Heart Rate"])
+            #expect(monitor["manufacturerData"] as? [String: String] == ["0x006B": "02c2"])
+            #expect((monitor["rssi"] as? Int).map { (-60)...(-40) ~= $0 } == true)
+            #expect((monitor["time"] as? String)?.hasSuffix("Z") == true)
+        }
+    }
+
+    @Test func liveTableOnAPseudoTerminal() async throws {
+        try await CLIFixture.run { fixture in
+            let process = try ToolProcess(
+                ["scan"] + fixture.busArguments + ["--duration", "2"], terminal: true, columns: 150)
+            let outcome = try await process.finish()
+            #expect(outcome.status == 0, "\(outcome.output)")
+            let screen = outcome.output
+            #expect(screen.hasPrefix("\u{1B}[?25l"), "the cursor is hidden while drawing")
+            #expect(screen.hasSuffix("\u{1B}[?25h"), "and shown again at the end")
+            #expect(screen.contains("NAME"))
+            #expect(screen.contains("Test HRM"))
+            #expect(screen.contains("Heart Rate (180D)"))
+            #expect(screen.contains("Polar Electro (0x006B)"))
+            #expect(screen.contains("scanned "))
+            let redraws = screen.components(separatedBy: "F\u{1B}[J").count - 1
+            #expect(redraws >= 2, "the table is redrawn in place")
+            #expect(screen.contains("\u{1B}[1mNAME"), "the header is bold on a terminal")
+            #expect(!screen.contains("\"Test HRM\""), "no plain lines on a terminal")
+        }
+    }
+
+    @Test func noColorKeepsTheTableButDropsColours() async throws {
+        try await CLIFixture.run { fixture in
+            let process = try ToolProcess(
+                ["scan"] + fixture.busArguments + ["--duration", "1"], environment: ["NO_COLOR": "1"], terminal: true)
+            let outcome = try await process.finish()
+            #expect(outcome.status == 0)
+            #expect(outcome.output.contains("NAME"))
+            #expect(outcome.output.contains("F\u{1B}[J"))
+            #expect(!outcome.output.contains("\u{1B}[1m"))
+            #expect(!outcome.output.contains("\u{1B}[2m"))
+        }
+    }
+
+    @Test func ctrlCEndsAScanCleanly() async throws {
+        try await CLIFixture.run { fixture in
+            let process = try ToolProcess(["scan"] + fixture.busArguments)
+            try await process.waitUntil("a device listed") { output, _ in output.contains(CLIFixture.monitor) }
+            process.send(SIGINT)
+            let outcome = try await process.finish()
+            #expect(outcome.status == 0)
+            #expect(outcome.errors.isEmpty)
+        }
+    }
+}
