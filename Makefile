@@ -139,3 +139,12 @@ lint:
 
 clean:
 	rm -rf .build
+
+## The simulator: GATT reads against the C floor, and a crowd of 10,000 advertisers.
+.PHONY: bench-sim
+bench-sim: deps
+	$(SWIFT) build -c release --product ble-sim
+	$(SWIFT) build -c release --product ble-bench
+	sh Benchmarks/floor/build.sh $(BENCH_DIR)
+	python3 Benchmarks/run_sim_read.py --floor $(BENCH_DIR)/dbus_floor --bin .build/release
+	python3 Benchmarks/run_sim_scan.py --floor $(BENCH_DIR)/dbus_floor --bin .build/release

@@ -8,6 +8,7 @@ let usage = """
     usage: ble-bench dbus-calls seq SIZE N WARMUP
            ble-bench dbus-calls pipe SIZE N WINDOW WARMUP
            ble-bench sim-read N WARMUP          (GATT reads served by ble-sim on the same bus)
+           ble-bench sim-scan N HOLD_S          (discovery of N advertisers through ble-sim)
            ble-bench gatt CASE ARGS...          (the GATT cases of gatt_floor.c, through the BLE API)
     The bus is $DBUS_SYSTEM_BUS_ADDRESS; the server is org.swiftble.Bench (Benchmarks/floor).
     """
@@ -35,13 +36,27 @@ if arguments.first == "sim-read", arguments.count == 3, let count = Int(argument
         exit(1)
     }
 }
+if arguments.first == "sim-scan", arguments.count == 3, let count = Int(arguments[1]), let hold = Int(arguments[2]) {
+    do {
+        let benchmark = try await SimulatorScanBenchmark()
+        let json = try await withTaskExecutorPreference(benchmark.connection.executor) {
+            try await benchmark.run(count: count, hold: .seconds(hold))
+        }
+        print(json)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("ble-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.first == "dbus-calls", arguments.count >= 5 else {
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
 let numbers = arguments.dropFirst(2).compactMap { Int($0) }
 let mode = arguments[1]
-guard (mode == "seq" && numbers.count == 3) || (mode == "pipe" && numbers.count == 4), numbers.allSatisfy({ $0 > 0 || $0 == 0 })
+guard (mode == "seq" && numbers.count == 3) || (mode == "pipe" && numbers.count == 4),
+    numbers.allSatisfy({ $0 > 0 || $0 == 0 })
 else {
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)

@@ -95,6 +95,7 @@ public final class Simulator: Sendable {
         _ = try GattLayout(peripheral: peripheral, devicePath: .root)
         core.state.withLock { state in
             state.peripherals[address] = PeripheralRecord(peripheral)
+            state.scheduleAdvertising(address, now: MonotonicNanos.now())
         }
     }
 
@@ -109,22 +110,39 @@ public final class Simulator: Sendable {
         core.state.withLock { state in _ = state.peripherals.removeValue(forKey: address) }
     }
 
-    /// Changes a peripheral's description (advertising data, RSSI, …); GATT changes apply to
-    /// later connections of devices whose cache is empty.
+    /// Changes a peripheral's description (advertising data, RSSI, …). Stored values follow
+    /// their characteristics by UUID. GATT changes reach connected devices at once when the
+    /// peer has a Service Changed characteristic (`2A05` in `1801`), others at their next
+    /// connection with it, and never devices of a peer without one whose cache is filled
+    /// (bluetoothd keeps a stale cache until `RemoveDevice`).
     public func updatePeripheral(address: String, _ change: (inout VirtualPeripheral) -> Void) throws(DBusError) {
         let address = try BluetoothAddress(address)
         try core.state.withLock { (state: inout SimState) throws(DBusError) in
             guard var record = state.peripherals[address] else {
                 throw DBusError(.invalidValue, message: "no peripheral \(address)")
             }
-            change(&record.definition)
+            let before = record.definition
+            var after = before
+            change(&after)
+            record = record.updated(to: after)
             state.peripherals[address] = record
+            if after.advertising && (!before.advertising || after.advertisingIntervalMs != before.advertisingIntervalMs)
+            {
+                state.scheduleAdvertising(address, now: MonotonicNanos.now())
+            }
+        }
+        // Connected centrals hear of GATT changes through Service Changed, if the peer has it.
+        withDaemon { daemon, state in
+            for path in state.devices.keys.sorted() where state.devices[path]?.address == address {
+                daemon.servicesChanged(&state, path)
+            }
         }
     }
 
     /// The peripherals in range.
     public var peripherals: [VirtualPeripheral] {
-        core.state.withLock { state in state.peripherals.keys.sorted().compactMap { state.peripherals[$0]?.definition } }
+        core.state.withLock { state in state.peripherals.keys.sorted().compactMap { state.peripherals[$0]?.definition }
+        }
     }
 
     /// The value a peripheral holds for a characteristic (what centrals wrote, or its initial value).

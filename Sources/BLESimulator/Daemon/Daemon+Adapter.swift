@@ -74,21 +74,41 @@ extension Daemon {
                 return reply.fail(
                     Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.operationAlreadyInProgress))
             }
-            if case .fail(let name, let message)? = state.takeFault(.startDiscovery, address: "") {
-                return reply.fail(Self.error(name, message))
+            // A discovery fault's `address` is the adapter's.
+            let adapterAddress = state.adapters[index].address
+            switch state.takeFault(.startDiscovery, address: adapterAddress.description) {
+            case .fail(let name, let message)?: return reply.fail(Self.error(name, message))
+            case .attError?, .dropLink?: return reply.fail(Self.kernelRefused)
+            case .noReply?: return hold(reply)
+            case .delay(let delay)?:
+                return schedule(&state, after: delay) { daemon, state in
+                    guard state.adapters[index].powered, state.discovery[index]?[sender] == nil else {
+                        return reply.fail(Self.error(BlueZErrorName.notReady, BlueZErrorMessage.notReady))
+                    }
+                    daemon.beginDiscovery(&state, reply, sender, adapter: index)
+                }
+            case nil: beginDiscovery(&state, reply, sender, adapter: index)
             }
-            let wasIdle = state.discovery[index]?.isEmpty ?? true
-            state.discovery[index, default: [:]][sender] = DiscoverySession(filter: state.filters[index]?[sender])
-            // bluetoothd replies first, then announces Discovering (bluez-dbus-api.md §1.6).
-            reply.succeed()
-            guard wasIdle else { return }
-            state.adapters[index].discovering = true
-            state.adapters[index].discoveryStarted = MonotonicNanos.now()
-            for path in state.devices.keys where state.devices[path]?.adapterIndex == index {
-                state.devices[path]?.seenThisDiscovery = false
-            }
-            emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(true))])
         }
+    }
+
+    /// What bluetoothd answers when the kernel refuses an operation (an errno's text), and what
+    /// a fault action without meaning for the operation (an ATT error for a discovery) does.
+    static let kernelRefused = error(BlueZErrorName.failed, BlueZErrorMessage.inputOutputError)
+
+    private func beginDiscovery(_ state: inout SimState, _ reply: MethodReply, _ sender: BusName, adapter index: Int) {
+        let wasIdle = state.discovery[index]?.isEmpty ?? true
+        state.discovery[index, default: [:]][sender] = DiscoverySession(filter: state.filters[index]?[sender])
+        // bluetoothd replies first, then announces Discovering (bluez-dbus-api.md §1.6).
+        reply.succeed()
+        guard wasIdle else { return }
+        state.adapters[index].discovering = true
+        state.adapters[index].discoveryStarted = MonotonicNanos.now()
+        for path in state.devices.keys where state.devices[path]?.adapterIndex == index {
+            state.devices[path]?.seenThisDiscovery = false
+        }
+        emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(true))])
+        startScanTicker(&state)
     }
 
     private func stopDiscoveryCall(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {

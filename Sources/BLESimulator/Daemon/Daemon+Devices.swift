@@ -130,7 +130,12 @@ extension Daemon {
 
     func unexportGatt(_ gatt: GattLayout?) {
         guard let gatt else { return }
-        for service in gatt.services.reversed() {
+        unexportServices(gatt.services)
+    }
+
+    /// Removes services' objects, last first, children before parents.
+    func unexportServices(_ services: [GattLayout.Service]) {
+        for service in services.reversed() {
             for characteristic in service.characteristics.reversed() {
                 for descriptor in characteristic.descriptors.reversed() { connection.unexport(descriptor.path) }
                 connection.unexport(characteristic.path)

@@ -5,9 +5,12 @@ import Foundation
 extension Daemon {
     /// Exports a resolved GATT database: one `InterfacesAdded` per service, characteristic and
     /// descriptor, in handle order (trace §13.2).
-    func exportGatt(_ layout: GattLayout, _ record: PeripheralRecord, device: ObjectPath) {
+    /// Services claimed by a plugin are left out where the release hides them, and those in
+    /// `skipping` (already exported) too.
+    func exportGatt(_ layout: GattLayout, _ record: PeripheralRecord, device: ObjectPath, skipping: Set<Int> = []) {
         let handles = profile.gattHandles
         for (serviceIndex, service) in layout.services.enumerated() {
+            if skipping.contains(serviceIndex) || (service.claimed && !profile.exportsClaimedServices) { continue }
             let includes = service.includes.compactMap { uuid in layout.services.first { $0.uuid == uuid }?.path }
             var serviceProperties = [
                 ExportedProperty("UUID", value: .string(service.uuid)),
@@ -23,7 +26,7 @@ extension Daemon {
                 try? connection.export(
                     [
                         characteristicInterface(
-                            characteristic, key: key, service: service.path, device: device, mtu: record.definition.mtu)
+                            characteristic, key: key, service: service, device: device, mtu: record.definition.mtu)
                     ],
                     at: characteristic.path)
                 for (descriptorIndex, descriptor) in characteristic.descriptors.enumerated() {
@@ -33,7 +36,8 @@ extension Daemon {
                     try? connection.export(
                         [
                             descriptorInterface(
-                                descriptor, key: descriptorKey, characteristic: characteristic.path, device: device)
+                                descriptor, key: descriptorKey, characteristic: characteristic.path, device: device,
+                                claimed: service.claimed)
                         ],
                         at: descriptor.path)
                 }
@@ -42,12 +46,13 @@ extension Daemon {
     }
 
     private func characteristicInterface(
-        _ characteristic: GattLayout.Characteristic, key: ValueKey, service: ObjectPath, device: ObjectPath, mtu: UInt16
+        _ characteristic: GattLayout.Characteristic, key: ValueKey, service: GattLayout.Service, device: ObjectPath,
+        mtu: UInt16
     ) throws(DBusError) -> ExportedInterface {
         let flags = characteristic.flags
         var properties = [
             ExportedProperty("UUID", value: .string(characteristic.uuid)),
-            ExportedProperty("Service", value: .objectPath(service)),
+            ExportedProperty("Service", value: .objectPath(service.path)),
             ExportedProperty("Value", value: .bytes(Data())),
             ExportedProperty("Flags", value: .array(.string, flags.map { .string($0) })),
             // Objects are created after the MTU exchange, so MTU is in their InterfacesAdded. It
@@ -65,7 +70,8 @@ extension Daemon {
         }
         if profile.gattHandles { properties.append(ExportedProperty("Handle", value: .uint16(characteristic.handle))) }
         let path = characteristic.path
-        let target = GattTarget(device: device, path: path, key: key, uuid: characteristic.uuid, flags: flags)
+        let target = GattTarget(
+            device: device, path: path, key: key, uuid: characteristic.uuid, flags: flags, claimed: service.claimed)
         var methods: [ExportedMethod] = [
             .deferred(BlueZMethod.readValue, in: try Signature("a{sv}"), out: try Signature("ay")) {
                 [weak self] call, reply in self?.readValue(call, reply, target)
@@ -87,7 +93,8 @@ extension Daemon {
     }
 
     private func descriptorInterface(
-        _ descriptor: GattLayout.Descriptor, key: ValueKey, characteristic: ObjectPath, device: ObjectPath
+        _ descriptor: GattLayout.Descriptor, key: ValueKey, characteristic: ObjectPath, device: ObjectPath,
+        claimed: Bool
     ) throws(DBusError) -> ExportedInterface {
         var properties = [
             ExportedProperty("UUID", value: .string(descriptor.uuid)),
@@ -97,7 +104,8 @@ extension Daemon {
         if profile.gattHandles { properties.append(ExportedProperty("Handle", value: .uint16(descriptor.handle))) }
         let target = GattTarget(
             device: device, path: descriptor.path, key: key, uuid: descriptor.uuid,
-            flags: descriptor.writable ? ["read", "write"] : ["read"], isDescriptor: true, isCCC: descriptor.isCCC)
+            flags: descriptor.writable ? ["read", "write"] : ["read"], claimed: claimed, isDescriptor: true,
+            isCCC: descriptor.isCCC)
         return ExportedInterface(
             BlueZInterface.gattDescriptor1,
             methods: [
@@ -118,6 +126,8 @@ struct GattTarget: Sendable {
     var key: ValueKey
     var uuid: String
     var flags: [String]
+    /// Its service is claimed by a plugin: exported read-only (≥ 5.80), writes `NotAuthorized`.
+    var claimed = false
     var isDescriptor = false
     var isCCC = false
 

@@ -27,6 +27,8 @@ extension Daemon {
     static let invalidArguments = error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidArguments)
     static let notConnected = error(BlueZErrorName.failed, BlueZErrorMessage.notConnected)
     static let linkLost = error(BlueZErrorName.failed, BlueZErrorMessage.attError(0x0e))
+    /// A write to a claimed service, exported read-only (≥ 5.80).
+    static let notAuthorized = error(BlueZErrorName.notAuthorized, BlueZErrorMessage.notAuthorized)
 
     /// The device state and peripheral record a GATT call needs, or the error to answer.
     private func connectedDevice(_ state: SimState, _ target: GattTarget) -> Result<
@@ -71,49 +73,60 @@ extension Daemon {
             case .delay(let extra)?: delay = extra
             case nil: break
             }
-            if !target.isDescriptor, let code = characteristicDefinition(record, target.key)?.readError {
-                return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+            if !target.isDescriptor, let definition = characteristicDefinition(record, target.key) {
+                // bluetoothd sends the read whatever the Flags say; the peer refuses it.
+                guard definition.flags.contains("read") else {
+                    return reply.fail(ATTErrorMapping.clientError(forATTError: 0x02))
+                }
+                let needed = AttributeSecurity.required(by: definition.flags, for: .read)
+                if let code = raiseSecurity(&state, target.device, to: needed) {
+                    return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                }
+                if let code = definition.readError { return reply.fail(ATTErrorMapping.clientError(forATTError: code)) }
             }
-            let delayed = delay != .zero
-            if delayed {
-                state.devices[target.device]?.readsInFlight[target.path] = PendingRead(
-                    offset: options.offset, replies: [reply])
+            guard delay != .zero else {
+                return finishRead(&state, target, offset: options.offset, replies: [reply], generation: generation)
             }
+            state.devices[target.device]?.readsInFlight[target.path] = PendingRead(
+                offset: options.offset, replies: [reply])
             schedule(&state, after: delay) { daemon, state in
-                var replies = [reply]
-                if delayed {
-                    // Gone already: the link dropped and the reads were failed.
-                    guard let pending = state.devices[target.device]?.readsInFlight.removeValue(forKey: target.path)
-                    else { return }
-                    replies = pending.replies
-                }
-                guard let current = state.devices[target.device], current.linkGeneration == generation else {
-                    for waiting in replies { waiting.fail(Self.linkLost) }
-                    return
-                }
-                let value = daemon.currentValue(state, current, record: state.peripherals[current.address], target)
-                let offset = Int(options.offset)
-                guard offset <= value.count else {
-                    let error = Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidOffset)
-                    for waiting in replies { waiting.fail(error) }
-                    return
-                }
-                // bluetoothd writes what it read into its cache at `offset` (emptied first for
-                // offset 0), announces the whole cached Value before the reply (trace §13.4),
-                // and answers from the cache (`chrc_read_cb` → `read_op_cb`).
-                var cached = Data()
-                if offset > 0,
-                    case .bytes(let old)? = daemon.connection.property(
-                        "Value", interface: target.interface, path: target.path)
-                {
-                    cached = old
-                }
-                cached = Self.cacheWrite(cached, Data(value.dropFirst(offset)), at: offset)
-                state.statistics.gattOperations += 1
-                daemon.emit(target.path, target.interface, set: [("Value", .bytes(cached))])
-                for waiting in replies { waiting.succeed([.bytes(Data(cached.dropFirst(offset)))]) }
+                // Gone already: the link dropped and the reads were failed.
+                guard let pending = state.devices[target.device]?.readsInFlight.removeValue(forKey: target.path)
+                else { return }
+                daemon.finishRead(
+                    &state, target, offset: options.offset, replies: pending.replies, generation: generation)
             }
         }
+    }
+
+    /// The peer's answer to a read reaches bluetoothd, which writes it into its cache at
+    /// `offset` (emptied first for offset 0), announces the whole cached Value before the
+    /// reply (trace §13.4), and answers from the cache (`chrc_read_cb` → `read_op_cb`).
+    private func finishRead(
+        _ state: inout SimState, _ target: GattTarget, offset: UInt16, replies: [MethodReply], generation: Int
+    ) {
+        guard let current = state.devices[target.device], current.linkGeneration == generation else {
+            for waiting in replies { waiting.fail(Self.linkLost) }
+            return
+        }
+        let value = currentValue(state, current, record: state.peripherals[current.address], target)
+        let offset = Int(offset)
+        guard offset <= value.count else {
+            let error = Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidOffset)
+            for waiting in replies { waiting.fail(error) }
+            return
+        }
+        var cached = Data()
+        if offset > 0,
+            case .bytes(let old)? = connection.property("Value", interface: target.interface, path: target.path)
+        {
+            cached = old
+        }
+        cached = Self.cacheWrite(cached, offset == 0 ? value : Data(value.dropFirst(offset)), at: offset)
+        state.statistics.gattOperations += 1
+        emit(target.path, target.interface, set: [("Value", .bytes(cached))])
+        let answer = offset == 0 ? cached : Data(cached.dropFirst(offset))
+        for waiting in replies { waiting.succeed([.bytes(answer)]) }
     }
 
     /// `gatt_db_attribute_write` on a cached value: grown (zero-filled) when the bytes do not
@@ -173,8 +186,28 @@ extension Daemon {
         return services[key.service].characteristics[key.characteristic]
     }
 
+    /// What bluetoothd does when the peer answers Insufficient Encryption or Authentication:
+    /// it raises the link's security and retries (`change_security` in `shared/att.c`). An
+    /// unpaired device gets Just Works pairing, initiated by the kernel without any agent, which
+    /// bonds it (`Paired`, `Bonded`) with an unauthenticated key; an authenticated key cannot
+    /// come from that, so the peer's error stands. Returns the ATT error to answer, if any.
+    func raiseSecurity(_ state: inout SimState, _ path: ObjectPath, to needed: AttributeSecurity) -> UInt8? {
+        guard var device = state.devices[path], needed > device.bondSecurity else { return nil }
+        guard needed == .encrypted else { return needed.missingError }
+        device.bondSecurity = .encrypted
+        device.temporary = false
+        state.stored.insert(device.address)
+        let announce = !device.paired
+        device.paired = true
+        state.devices[path] = device
+        if announce {
+            emit(path, BlueZInterface.device1, set: [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
+        }
+        return nil
+    }
+
     /// A reply kept unanswered on purpose (fault `noReply`): the client's timeout must fire.
-    private func hold(_ reply: MethodReply) {
+    func hold(_ reply: MethodReply) {
         let task = Task {
             // Keeps the reply alive (unanswered) until the daemon stops.
             while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
@@ -202,6 +235,7 @@ extension Daemon {
             if target.isCCC {
                 return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.writeNotPermitted))
             }
+            if target.claimed { return reply.fail(Self.notAuthorized) }
             if device.acquiredWrite[target.path] != nil {
                 return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.writeAcquired))
             }
@@ -249,26 +283,37 @@ extension Daemon {
             case .delay(let extra)?: delay = extra
             case nil: break
             }
-            if !target.isDescriptor, kind != "command",
-                let code = characteristicDefinition(record, target.key)?.writeError
-            {
-                return reply.fail(ATTErrorMapping.clientError(forATTError: code))
-            }
             // bluetoothd sends an explicit type without looking at the Flags; the peripheral
             // refuses a request to an attribute it does not let anyone write (ATT 0x03) and
-            // drops such a command silently.
-            let writable = Self.isWritable(target)
+            // drops such a command silently, as it drops a command on a link without the
+            // security the attribute needs (a command has no error response to raise it).
+            var writable = Self.isWritable(target)
             if kind != "command" && !writable { return reply.fail(ATTErrorMapping.clientError(forATTError: 0x03)) }
+            if !target.isDescriptor, let definition = characteristicDefinition(record, target.key) {
+                let needed = AttributeSecurity.required(by: definition.flags, for: .write)
+                if kind == "command" {
+                    writable = writable && needed <= device.bondSecurity
+                } else {
+                    if let code = raiseSecurity(&state, target.device, to: needed) {
+                        return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    }
+                    device = state.devices[target.device] ?? device
+                    if let code = definition.writeError {
+                        return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    }
+                }
+            }
             if kind != "command" {
                 device.writesInFlight.insert(target.path)
                 state.devices[target.device] = device
             }
+            let stores = writable
             whenDue(&state, target, reply, after: delay) { daemon, state in
                 state.devices[target.device]?.writesInFlight.remove(target.path)
                 guard let current = state.devices[target.device], current.linkGeneration == generation else {
                     return reply.fail(Self.linkLost)
                 }
-                if writable { daemon.store(&state, current.address, target.key, value, offset: Int(options.offset)) }
+                if stores { daemon.store(&state, current.address, target.key, value, offset: Int(options.offset)) }
                 state.statistics.gattOperations += 1
                 reply.succeed()
             }

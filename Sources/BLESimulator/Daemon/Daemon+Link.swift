@@ -116,9 +116,18 @@ extension Daemon {
             let record = state.peripherals[device.address]
         else { return }
         if device.gatt == nil {
-            guard let layout = try? GattLayout(peripheral: record.definition, devicePath: path) else { return }
+            guard
+                let layout = try? GattLayout(
+                    peripheral: record.definition, devicePath: path, claimed: profile.claimedServiceUUIDs)
+            else { return }
             device.gatt = layout
             exportGatt(layout, record, device: path)
+        } else {
+            // A change made while disconnected: a peer with Service Changed indicates it once
+            // the link is back; without one the cache stays as it was.
+            state.devices[path] = device
+            servicesChanged(&state, path)
+            device = state.devices[path] ?? device
         }
         device.servicesResolved = true
         state.devices[path] = device
@@ -144,6 +153,7 @@ extension Daemon {
         }
         changes.append(("ServicesResolved", .boolean(true)))
         emit(path, BlueZInterface.device1, set: changes)
+        attachBattery(&state, path)
         // Subscriptions survive the link and re-arm on reconnection (Q7); one stored while
         // disconnected turns Notifying on once its CCC is written (Q8).
         for characteristic in device.notifySessions.keys.sorted() {
@@ -170,9 +180,21 @@ extension Daemon {
                 }
             }
             guard device.connected else { return reply.succeed() }
+            var delay = options.disconnectDelay
+            switch state.takeFault(.disconnect, address: device.address.description) {
+            case .fail(let name, let message)?: return reply.fail(Self.error(name, message))
+            case .attError?: return reply.fail(Self.kernelRefused)
+            case .noReply?: return hold(reply)
+            case .dropLink?:
+                // The peer went first: the link is lost, and the Disconnect has nothing left to do.
+                linkDown(&state, path, reason: .timeout)
+                return reply.succeed()
+            case .delay(let extra)?: delay += extra
+            case nil: break
+            }
             let generation = device.linkGeneration
             state.devices[path]?.disconnecting = true
-            schedule(&state, after: options.disconnectDelay) { daemon, state in
+            schedule(&state, after: delay) { daemon, state in
                 guard state.devices[path]?.linkGeneration == generation else { return reply.succeed() }
                 daemon.linkDown(&state, path, reason: .local)
                 reply.succeed()
@@ -199,8 +221,10 @@ extension Daemon {
         }
         device.acquiredNotify.removeAll()
         device.acquiredWrite.removeAll()
+        device.tickers.removeAll()
         device.lastSeen = MonotonicNanos.now()
         state.devices[path] = device
+        detachBattery(&state, path)
         if let gatt = device.gatt {
             for service in gatt.services {
                 for characteristic in service.characteristics {
@@ -238,6 +262,8 @@ extension Daemon {
                 return reply.fail(Self.error(BlueZErrorName.alreadyExists, BlueZErrorMessage.alreadyExists))
             }
             device.paired = true
+            // The simulated agent confirms a passkey: the key is authenticated.
+            device.bondSecurity = .authenticated
             device.temporary = false
             state.stored.insert(device.address)
             state.devices[path] = device
@@ -254,6 +280,7 @@ extension Daemon {
             }
             if device.paired {
                 device.paired = false
+                device.bondSecurity = .none
                 state.devices[path] = device
                 emit(path, BlueZInterface.device1, set: [("Paired", .boolean(false)), ("Bonded", .boolean(false))])
             }

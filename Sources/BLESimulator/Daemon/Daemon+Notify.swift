@@ -9,7 +9,7 @@ extension Daemon {
     func startNotify(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
         guard let sender = call.sender else { return reply.fail(Self.invalidArguments) }
         core.state.withLock { state in
-            guard isCurrent(state), var device = state.devices[target.device] else {
+            guard isCurrent(state), let device = state.devices[target.device] else {
                 return reply.fail(Self.notConnected)
             }
             // Refused while a Disconnect is under way (`device_is_disconnecting`, Q23).
@@ -28,21 +28,48 @@ extension Daemon {
                 return device.connected
                     ? reply.succeed() : reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
             }
-            if device.connected,
-                case .fail(let name, let message)? = state.takeFault(
-                    .startNotify, address: device.address.description, characteristic: target.uuid)
-            {
-                return reply.fail(Self.error(name, message))
+            if device.notifyPending[target.path]?.contains(sender) ?? false {
+                return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
             }
-            let first = device.notifySessions[target.path]?.isEmpty ?? true
-            device.notifySessions[target.path, default: []].insert(sender)
-            state.devices[target.device] = device
-            // Stored while disconnected and applied at the next connection (Q8).
-            guard device.connected else { return reply.succeed() }
-            setNotifying(true, target.path)
-            reply.succeed()
-            if first { startTicker(&state, target.path) }
+            // Faults act on the CCC write, which only a connected device has.
+            let fault =
+                device.connected
+                ? state.takeFault(.startNotify, address: device.address.description, characteristic: target.uuid)
+                : nil
+            switch fault {
+            case .fail(let name, let message)?: return reply.fail(Self.error(name, message))
+            case .attError(let code)?: return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+            case .noReply?: return hold(reply)
+            case .dropLink?:
+                linkDown(&state, target.device, reason: .timeout)
+                return reply.fail(Self.linkLost)
+            case .delay(let delay)?:
+                state.devices[target.device]?.notifyPending[target.path, default: []].insert(sender)
+                let generation = device.linkGeneration
+                return schedule(&state, after: delay) { daemon, state in
+                    state.devices[target.device]?.notifyPending[target.path]?.remove(sender)
+                    guard state.devices[target.device]?.linkGeneration == generation else {
+                        return reply.fail(Self.linkLost)
+                    }
+                    daemon.addNotifySession(&state, reply, target, sender)
+                }
+            case nil: addNotifySession(&state, reply, target, sender)
+            }
         }
+    }
+
+    /// The CCC is written (or, disconnected, the session waits for the next connection, Q8).
+    private func addNotifySession(
+        _ state: inout SimState, _ reply: MethodReply, _ target: GattTarget, _ sender: BusName
+    ) {
+        guard var device = state.devices[target.device] else { return reply.fail(Self.notConnected) }
+        let first = device.notifySessions[target.path]?.isEmpty ?? true
+        device.notifySessions[target.path, default: []].insert(sender)
+        state.devices[target.device] = device
+        guard device.connected else { return reply.succeed() }
+        setNotifying(true, target.path)
+        reply.succeed()
+        if first { startTicker(&state, target.path) }
     }
 
     func stopNotify(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
@@ -97,7 +124,7 @@ extension Daemon {
     func acquireNotify(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
         guard let sender = call.sender else { return reply.fail(Self.invalidArguments) }
         core.state.withLock { state in
-            guard isCurrent(state), var device = state.devices[target.device], device.connected,
+            guard isCurrent(state), let device = state.devices[target.device], device.connected,
                 let record = state.peripherals[device.address]
             else { return reply.fail(Self.notConnected) }
             let allowed = target.flags.contains("notify") || (profile.acquireNotifyOnIndicate && target.notifies)
@@ -110,38 +137,91 @@ extension Daemon {
             if !(device.notifySessions[target.path]?.isEmpty ?? true) {
                 return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
             }
-            guard let (ours, theirs) = Self.socketPair() else {
-                return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedAllocateNotifySession))
+            // The reply waits for the CCC write, where faults act.
+            let fault = acquireFault(&state, reply, target, device.address)
+            if case .answered = fault { return }
+            if case .attError(let code) = fault {
+                guard profile.acquireNotifyAnswersCCCErrors else { return hold(reply) }
+                return reply.fail(ATTErrorMapping.clientError(forATTError: code))
             }
-            device.acquiredNotify[target.path] = AcquiredChannel(descriptor: ours, owner: sender)
-            state.devices[target.device] = device
-            announceNotifyAcquired(true, target.path)
-            reply.succeed([.unixFD(theirs), .uint16(record.definition.mtu)])
-            watchAcquiredNotify(ours, target: target)
-            startTicker(&state, target.path)
+            let mtu = record.definition.mtu
+            let grant: @Sendable (Daemon, inout SimState) -> Void = { daemon, state in
+                guard var device = state.devices[target.device], device.connected,
+                    device.acquiredNotify[target.path] == nil
+                else { return reply.fail(Self.notConnected) }
+                guard let (ours, theirs) = Self.socketPair() else {
+                    return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedAllocateNotifySession))
+                }
+                device.acquiredNotify[target.path] = AcquiredChannel(descriptor: ours, owner: sender)
+                state.devices[target.device] = device
+                daemon.announceNotifyAcquired(true, target.path)
+                reply.succeed([.unixFD(theirs), .uint16(mtu)])
+                daemon.watchAcquiredNotify(ours, target: target)
+                daemon.startTicker(&state, target.path)
+            }
+            if case .later(let delay) = fault { return schedule(&state, after: delay, grant) }
+            grant(self, &state)
         }
+    }
+
+    /// What an `acquire` fault does to an AcquireNotify or AcquireWrite.
+    private enum AcquireFault {
+        case none
+        /// The call was answered (failed) or is held unanswered.
+        case answered
+        case later(Duration)
+        case attError(UInt8)
+    }
+
+    private func acquireFault(
+        _ state: inout SimState, _ reply: MethodReply, _ target: GattTarget, _ address: BluetoothAddress
+    ) -> AcquireFault {
+        switch state.takeFault(.acquire, address: address.description, characteristic: target.uuid) {
+        case .fail(let name, let message)?: reply.fail(Self.error(name, message))
+        case .attError(let code)?: return .attError(code)
+        case .noReply?: hold(reply)
+        case .dropLink?:
+            linkDown(&state, target.device, reason: .timeout)
+            reply.fail(Self.linkLost)
+        case .delay(let delay)?: return .later(delay)
+        case nil: return .none
+        }
+        return .answered
     }
 
     func acquireWrite(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
         guard let sender = call.sender else { return reply.fail(Self.invalidArguments) }
         core.state.withLock { state in
-            guard isCurrent(state), var device = state.devices[target.device], device.connected,
+            guard isCurrent(state), let device = state.devices[target.device], device.connected,
                 let record = state.peripherals[device.address]
             else { return reply.fail(Self.notConnected) }
+            if target.claimed { return reply.fail(Self.notAuthorized) }
             guard target.flags.contains("write-without-response") else {
                 return reply.fail(Self.error(BlueZErrorName.notSupported, BlueZErrorMessage.notSupported))
             }
             if device.acquiredWrite[target.path] != nil {
                 return reply.fail(Self.error(BlueZErrorName.notPermitted, BlueZErrorMessage.writeAcquired))
             }
-            guard let (ours, theirs) = Self.socketPair() else {
-                return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedToInitiateWrite))
+            // No peer exchange precedes the reply: an ATT error has nothing to act on.
+            let fault = acquireFault(&state, reply, target, device.address)
+            if case .answered = fault { return }
+            if case .attError = fault { return reply.fail(Self.kernelRefused) }
+            let mtu = record.definition.mtu
+            let grant: @Sendable (Daemon, inout SimState) -> Void = { daemon, state in
+                guard var device = state.devices[target.device], device.connected,
+                    device.acquiredWrite[target.path] == nil
+                else { return reply.fail(Self.notConnected) }
+                guard let (ours, theirs) = Self.socketPair() else {
+                    return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedToInitiateWrite))
+                }
+                device.acquiredWrite[target.path] = AcquiredChannel(descriptor: ours, owner: sender)
+                state.devices[target.device] = device
+                daemon.emit(target.path, target.interface, set: [("WriteAcquired", .boolean(true))])
+                reply.succeed([.unixFD(theirs), .uint16(mtu)])
+                daemon.readAcquiredWrites(ours, target: target, address: device.address)
             }
-            device.acquiredWrite[target.path] = AcquiredChannel(descriptor: ours, owner: sender)
-            state.devices[target.device] = device
-            emit(target.path, target.interface, set: [("WriteAcquired", .boolean(true))])
-            reply.succeed([.unixFD(theirs), .uint16(record.definition.mtu)])
-            readAcquiredWrites(ours, target: target, address: device.address)
+            if case .later(let delay) = fault { return schedule(&state, after: delay, grant) }
+            grant(self, &state)
         }
     }
 
@@ -156,7 +236,7 @@ extension Daemon {
     }
 
     /// Each datagram the client writes becomes one Write Command; EOF releases the channel.
-    private func readAcquiredWrites(_ channel: FileDescriptor, target: GattTarget, address: BluetoothAddress) {
+    func readAcquiredWrites(_ channel: FileDescriptor, target: GattTarget, address: BluetoothAddress) {
         let source = DispatchSource.makeReadSource(fileDescriptor: channel.rawValue, queue: Self.channelQueue)
         source.setEventHandler { [weak self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -192,7 +272,7 @@ extension Daemon {
 
     /// bluetoothd watches the notify socket it hands out: the client closing its end releases
     /// the channel (`NotifyAcquired=false`) at once, not at the next notification.
-    private func watchAcquiredNotify(_ channel: FileDescriptor, target: GattTarget) {
+    func watchAcquiredNotify(_ channel: FileDescriptor, target: GattTarget) {
         let source = DispatchSource.makeReadSource(fileDescriptor: channel.rawValue, queue: Self.channelQueue)
         source.setEventHandler { [weak self] in
             var buffer = [UInt8](repeating: 0, count: 512)
@@ -233,10 +313,14 @@ extension Daemon {
     /// Sends one notification (or indication) of `value` from a characteristic to whoever
     /// listens: the AcquireNotify channel if any, else `PropertiesChanged(Value)` while
     /// someone has a notify session. Returns whether it went out.
+    /// A notification or indication carries at most ATT MTU − 3 bytes (Core Vol 3, Part F,
+    /// 3.4.7.1): a longer value is cut, and the client only ever sees the first bytes.
     @discardableResult
-    func push(_ state: inout SimState, _ path: ObjectPath, _ value: Data) -> Bool {
+    func push(_ state: inout SimState, _ path: ObjectPath, _ fullValue: Data) -> Bool {
         guard let devicePath = Self.devicePath(of: path), var device = state.devices[devicePath], device.connected
         else { return false }
+        let mtu = Int(state.peripherals[device.address]?.definition.mtu ?? 23)
+        let value = fullValue.count > mtu - 3 ? Data(fullValue.prefix(max(0, mtu - 3))) : fullValue
         if let channel = device.acquiredNotify[path] {
             let sent = value.withUnsafeBytes {
                 send(channel.descriptor.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
@@ -248,13 +332,38 @@ extension Daemon {
                 announceNotifyAcquired(false, path)
                 return false
             }
-            if sent >= 0 { state.statistics.notificationsSent += 1 }
+            if sent >= 0 { countDelivery(&state, device, path) }
             return sent >= 0
         }
-        guard !(device.notifySessions[path]?.isEmpty ?? true) else { return false }
+        // The battery plugin's own subscription hears it whatever D-Bus clients do.
+        let plugin = device.batteryLevel == path
+        if plugin { batteryNotified(device, path, value) }
+        guard !(device.notifySessions[path]?.isEmpty ?? true) else {
+            if plugin { countDelivery(&state, device, path) }
+            return plugin
+        }
         emit(path, BlueZInterface.gattCharacteristic1, set: [("Value", .bytes(value))])
-        state.statistics.notificationsSent += 1
+        countDelivery(&state, device, path)
         return true
+    }
+
+    /// A characteristic that indicates and does not notify gets its CCC written with 0x0002
+    /// (`bt_gatt_client_register_notify`), so the peer indicates; bluetoothd confirms every
+    /// indication it receives (`notify_cb` → `bt_att_send` of a confirmation), which is counted.
+    private func countDelivery(_ state: inout SimState, _ device: DeviceState, _ path: ObjectPath) {
+        state.statistics.notificationsSent += 1
+        if Self.indicates(device, path) { state.statistics.indicationsConfirmed += 1 }
+    }
+
+    /// Whether values of this characteristic travel as indications.
+    static func indicates(_ device: DeviceState, _ path: ObjectPath) -> Bool {
+        guard let gatt = device.gatt else { return false }
+        for service in gatt.services where path.isDescendant(of: service.path) {
+            for characteristic in service.characteristics where characteristic.path == path {
+                return characteristic.flags.contains("indicate") && !characteristic.flags.contains("notify")
+            }
+        }
+        return false
     }
 
     /// `/org/bluez/hciN/dev_X` from any path below it.
@@ -280,6 +389,8 @@ extension Daemon {
             }
         }
         guard let (key, definition) = found, let interval = definition.notifyIntervalMs, interval > 0 else { return }
+        // One ticker per characteristic and link, however many subscribers start it.
+        guard state.devices[devicePath]?.tickers.insert(path).inserted == true else { return }
         let generation = device.linkGeneration
         let address = record.definition.address
         let task = Task { [weak self] in
@@ -289,9 +400,15 @@ extension Daemon {
                 let keepGoing = self.core.state.withLock { state -> Bool in
                     guard self.isCurrent(state), let device = state.devices[devicePath],
                         device.linkGeneration == generation, device.connected,
-                        device.acquiredNotify[path] != nil || !(device.notifySessions[path]?.isEmpty ?? true),
+                        device.acquiredNotify[path] != nil || !(device.notifySessions[path]?.isEmpty ?? true)
+                            || device.batteryLevel == path,
                         var record = state.peripherals[device.address]
-                    else { return false }
+                    else {
+                        if state.devices[devicePath]?.linkGeneration == generation {
+                            state.devices[devicePath]?.tickers.remove(path)
+                        }
+                        return false
+                    }
                     var value = record.values[key] ?? Data()
                     if !definition.notifyValues.isEmpty {
                         let cursor = record.notifyCursor[key, default: 0]

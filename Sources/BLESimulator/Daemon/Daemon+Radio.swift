@@ -3,71 +3,121 @@ import DBus
 import Foundation
 
 extension Daemon {
-    /// The simulated radio: while an adapter is discovering, due advertisements are delivered
-    /// every scan tick; temporary devices not seen for `TemporaryTimeout` go.
+    /// The simulated radio's housekeeping: temporary devices not seen for `TemporaryTimeout`
+    /// go. Scanning has its own ticker (``startScanTicker(_:)``), running only while some
+    /// adapter discovers, so an idle simulator does not wake up every scan tick.
     func startRadio() {
-        let tick = options.scanTick
         let task = Task { [weak self] in
-            var lastSweep: UInt64 = 0
             while !Task.isCancelled {
-                try? await Task.sleep(for: tick)
+                try? await Task.sleep(for: .milliseconds(250))
                 guard let self else { return }
                 let now = MonotonicNanos.now()
-                self.deliverAdvertisements(now: now)
-                if now &- lastSweep > 250_000_000 {
-                    lastSweep = now
-                    self.expireTemporaryDevices(now: now)
-                }
+                // Reports due first: a stalled scan ticker must not let a device seem gone.
+                _ = self.deliverAdvertisements(now: now, fromTicker: false)
+                self.expireTemporaryDevices(now: now)
             }
         }
         addTask(task)
     }
 
-    func deliverAdvertisements(now: UInt64) {
+    /// Starts delivering advertisements every scan tick, unless a ticker already runs; it
+    /// stops by itself once no adapter discovers. Called with the state locked.
+    func startScanTicker(_ state: inout SimState) {
+        guard !scanTicking.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let tick = options.scanTick
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                guard let self, self.deliverAdvertisements(now: MonotonicNanos.now(), fromTicker: true) else { return }
+            }
+        }
+        addTask(task)
+    }
+
+    /// Delivers the advertisements due by `now` to the adapters that scan. Nobody scanning,
+    /// nothing is done: the schedule waits, and events missed meanwhile are skipped in phase
+    /// when scanning resumes (``AdvertisingSchedule/nextDue(after:intervalMs:now:)``).
+    /// Returns whether the ticker should go on (some adapter discovers); when it returns
+    /// false to the ticker, the ticker is marked stopped under the same lock that starts one.
+    func deliverAdvertisements(now: UInt64, fromTicker: Bool) -> Bool {
         core.state.withLock { state in
-            guard isCurrent(state) else { return }
+            guard isCurrent(state), state.adapters.contains(where: \.discovering) else {
+                if fromTicker { scanTicking.store(false, ordering: .releasing) }
+                return false
+            }
             let latency = MonotonicNanos.of(options.scanStartLatency)
             let scanning = state.adapters.filter { $0.discovering && now >= $0.discoveryStarted &+ latency }
-            guard !scanning.isEmpty else { return }
-            for address in Array(state.peripherals.keys) {
-                guard var record = state.peripherals[address], record.definition.advertising,
-                    record.nextAdvertisement <= now
-                else { continue }
-                let interval = UInt64(max(1, record.definition.advertisingIntervalMs)) * 1_000_000
-                record.nextAdvertisement = now &+ interval
-                state.peripherals[address] = record
-                for adapter in scanning { report(&state, record.definition, address: address, adapter: adapter) }
+            guard !scanning.isEmpty else { return true }
+            let due = state.advertising.takeDue(through: now)
+            guard !due.isEmpty else { return true }
+            let scans = scanning.map {
+                ScanContext($0, sessions: state.discovery[$0.index] ?? [:], latency: latency, daemon: self)
             }
+            for entry in due {
+                guard let record = state.peripherals[entry.address], record.definition.advertising,
+                    record.nextAdvertisement == entry.due
+                else { continue }
+                let next = AdvertisingSchedule.nextDue(
+                    after: entry.due, intervalMs: record.definition.advertisingIntervalMs, now: now)
+                state.peripherals[entry.address]?.nextAdvertisement = next
+                state.advertising.add(entry.address, due: next)
+                // An event from before an adapter listened was not heard by it; one late only
+                // because this tick ran late was (the controller queues reports).
+                for scan in scans where entry.due >= scan.listeningSince {
+                    report(&state, record.definition, address: entry.address, scan: scan)
+                }
+            }
+            return true
+        }
+    }
+
+    /// What every report to one adapter in one tick shares: its sessions and their filters.
+    struct ScanContext {
+        var adapter: AdapterState
+        var filtered: Bool
+        var patterns: [String]
+        var duplicates: Bool
+        var sessions: [DiscoverySession]
+        /// When the adapter's scan began to hear advertisements (monotonic ns).
+        var listeningSince: UInt64
+
+        init(_ adapter: AdapterState, sessions byClient: [BusName: DiscoverySession], latency: UInt64, daemon: Daemon) {
+            self.adapter = adapter
+            listeningSince = adapter.discoveryStarted &+ latency
+            sessions = Array(byClient.values)
+            filtered = sessions.contains { daemon.isFiltered($0.filter) }
+            patterns = sessions.compactMap { $0.filter?.pattern }
+            duplicates = sessions.contains { $0.filter?.duplicateData == true }
         }
     }
 
     /// One advertising report reaching one discovering adapter (`btd_adapter_device_found`).
     private func report(
-        _ state: inout SimState, _ definition: VirtualPeripheral, address: BluetoothAddress, adapter: AdapterState
+        _ state: inout SimState, _ definition: VirtualPeripheral, address: BluetoothAddress, scan: ScanContext
     ) {
-        let sessions = Array((state.discovery[adapter.index] ?? [:]).values)
-        let filtered = sessions.contains { isFiltered($0.filter) }
+        let adapter = scan.adapter
+        let sessions = scan.sessions
+        let filtered = scan.filtered
         // Without a filtered discovery, LE advertisers lacking the discoverable flag get no
         // object (Q13); any client's Pattern replaces that rule by a prefix match
         // (`device_is_discoverable`).
         var discoverable = filtered || definition.discoverable
-        let patterns = sessions.compactMap { $0.filter?.pattern }
-        if !patterns.isEmpty {
-            discoverable = patterns.contains { matches($0, address: address, name: definition.name) }
+        if !scan.patterns.isEmpty {
+            discoverable = scan.patterns.contains { matches($0, address: address, name: definition.name) }
         }
         guard discoverable else { return }
         let jitter = definition.rssiJitter > 0 ? Int16.random(in: -definition.rssiJitter...definition.rssiJitter) : 0
         let rssi = definition.rssi &+ jitter
         if filtered, !sessions.contains(where: { Self.accepts($0.filter, definition, rssi: rssi) }) { return }
         state.statistics.advertisementsDelivered += 1
-        guard let path = try? BlueZPath.device(address, adapter: adapter.path) else { return }
+        guard let path = state.devicePath(address, adapter: adapter) else { return }
         guard var device = state.devices[path] else {
             try? addDevice(&state, definition, address: address, adapter: adapter, fromStorage: false, rssi: rssi)
             return
         }
         device.lastSeen = MonotonicNanos.now()
         device.seenThisDiscovery = true
-        let duplicates = sessions.contains { $0.filter?.duplicateData == true }
+        let duplicates = scan.duplicates
         var changes: [(String, DBusValue)] = []
         // RSSI changes below 8 dBm are not reported unless the discovery is filtered (§3.6).
         if let old = device.rssi {
@@ -166,12 +216,12 @@ extension Daemon {
         guard timeout > 0 else { return }
         core.state.withLock { state in
             guard isCurrent(state) else { return }
-            for path in state.devices.keys.sorted() {
-                guard let device = state.devices[path], device.temporary, !device.connected,
-                    device.pendingConnects.isEmpty, now > device.lastSeen &+ timeout
-                else { continue }
-                removeDevice(&state, path)
+            // Sorting only the expired keeps a sweep over 10,000 devices cheap.
+            let expired = state.devices.values.filter { device in
+                device.temporary && !device.connected && device.pendingConnects.isEmpty
+                    && now > device.lastSeen &+ timeout
             }
+            for path in expired.map(\.path).sorted() { removeDevice(&state, path) }
         }
     }
 }

@@ -11,6 +11,8 @@ final class Daemon: Sendable {
     let core: SimulatorCore
     let generation: Int
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// Whether the scan ticker runs (changed only with the state locked).
+    let scanTicking = Atomic<Bool>(false)
 
     private init(connection: Connection, core: SimulatorCore, generation: Int) {
         self.connection = connection

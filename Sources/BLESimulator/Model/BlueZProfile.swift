@@ -28,20 +28,28 @@ public struct BlueZProfile: Sendable, Hashable, Codable {
     public var cablePairing: Bool
     /// Discovery filter `Pattern` matches addresses case-insensitively (5.87, commit c6bc42d69).
     public var patternIgnoresAddressCase: Bool
+    /// Services claimed by a plugin are exported, read-only (≥ 5.80, `[GATT]
+    /// ExportClaimedServices` default); 5.66 leaves them out of the object tree.
+    public var exportsClaimedServices: Bool
 
     /// BlueZ 5.66, as shipped by Debian 12: the default.
     public static let v5_66 = BlueZProfile(
         version: "5.66", gattHandles: false, disconnectedSignal: false, connectInProgressError: false,
         powerState: false, acquireNotifyOnIndicate: false, keepsConnectedTemporaries: false,
         regularDiscoveryForDefaultFilters: false, serviceDataUUIDs: false, advertisingFlags: false, cablePairing: false,
-        patternIgnoresAddressCase: false)
+        patternIgnoresAddressCase: false, exportsClaimedServices: false)
 
     /// BlueZ 5.87, the newest release described by the reference.
     public static let v5_87 = BlueZProfile(
         version: "5.87", gattHandles: true, disconnectedSignal: true, connectInProgressError: true,
         powerState: true, acquireNotifyOnIndicate: true, keepsConnectedTemporaries: true,
         regularDiscoveryForDefaultFilters: true, serviceDataUUIDs: true, advertisingFlags: true, cablePairing: true,
-        patternIgnoresAddressCase: true)
+        patternIgnoresAddressCase: true, exportsClaimedServices: true)
+
+    /// A failed CCC write answers `AcquireNotify` with the mapped ATT error; 5.66's
+    /// `register_notify_io_cb` frees the session and never answers (the caller's timeout
+    /// fires). Changed with the AcquireNotify rework that also allowed indications (5.80).
+    public var acquireNotifyAnswersCCCErrors: Bool { acquireNotifyOnIndicate }
 
     /// The profile named `version` ("5.66" or "5.87").
     public static func named(_ version: String) -> BlueZProfile? {

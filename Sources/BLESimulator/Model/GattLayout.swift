@@ -13,6 +13,8 @@ struct GattLayout: Sendable {
         var primary: Bool
         var includes: [String]
         var characteristics: [Characteristic]
+        /// Claimed by a bluetoothd plugin (see ``BlueZProfile/claimedServiceUUIDs``).
+        var claimed = false
     }
 
     struct Characteristic: Sendable {
@@ -40,7 +42,7 @@ struct GattLayout: Sendable {
     /// first exported service usually starts at 0x000a.
     static let firstHandle: UInt16 = 0x000a
 
-    init(peripheral: VirtualPeripheral, devicePath: ObjectPath) throws(DBusError) {
+    init(peripheral: VirtualPeripheral, devicePath: ObjectPath, claimed: Set<String> = []) throws(DBusError) {
         var handle = Self.firstHandle
         var services: [Service] = []
         for service in peripheral.services {
@@ -80,13 +82,15 @@ struct GattLayout: Sendable {
                 }
                 characteristics.append(
                     Characteristic(
-                        path: path, handle: declaration, uuid: characteristicUUID, flags: characteristic.flags,
+                        path: path, handle: declaration, uuid: characteristicUUID,
+                        flags: characteristic.flags.filter(AttributeSecurity.remoteFlags.contains),
                         definition: characteristic, descriptors: descriptors))
             }
             services.append(
                 Service(
                     path: servicePath, handle: serviceHandle, uuid: uuid, primary: service.primary,
-                    includes: service.includes.compactMap(BlueZUUID.canonical), characteristics: characteristics))
+                    includes: service.includes.compactMap(BlueZUUID.canonical), characteristics: characteristics,
+                    claimed: claimed.contains(uuid)))
             // Leave a gap between services, as real databases often do.
             handle = (handle | 0x000f) &+ 1
         }

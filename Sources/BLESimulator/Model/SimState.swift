@@ -22,6 +22,11 @@ struct SimState: Sendable {
     var discovery: [Int: [BusName: DiscoverySession]] = [:]
     /// Pre-set discovery filters per adapter and client (SetDiscoveryFilter before Start).
     var filters: [Int: [BusName: DiscoveryFilter]] = [:]
+    /// When each advertising peripheral sends next.
+    var advertising = AdvertisingSchedule()
+    /// Device object paths by adapter index and address: formatting one is a good part of
+    /// handling an advertising report.
+    var devicePaths: [Int: [BluetoothAddress: ObjectPath]] = [:]
     /// Injected faults, matched in order.
     var faults: [FaultRule] = []
     /// Bumped at every daemon restart so work scheduled by an old daemon does nothing.
@@ -32,12 +37,33 @@ struct SimState: Sendable {
     var server = ServerState()
 }
 
+extension SimState {
+    /// The path of `address`'s device object on `adapter`, made once.
+    mutating func devicePath(_ address: BluetoothAddress, adapter: AdapterState) -> ObjectPath? {
+        if let path = devicePaths[adapter.index]?[address] { return path }
+        guard let path = try? BlueZPath.device(address, adapter: adapter.path) else { return nil }
+        devicePaths[adapter.index, default: [:]][address] = path
+        return path
+    }
+
+    /// Starts a peripheral's advertising events at its address-derived phase.
+    mutating func scheduleAdvertising(_ address: BluetoothAddress, now: UInt64) {
+        guard let record = peripherals[address], record.definition.advertising else { return }
+        var due = AdvertisingSchedule.firstDue(address, intervalMs: record.definition.advertisingIntervalMs, now: now)
+        // Never the due time of a pending entry: that one would become valid again.
+        if due == record.nextAdvertisement { due &+= 1 }
+        peripherals[address]?.nextAdvertisement = due
+        advertising.add(address, due: due)
+    }
+}
+
 /// A peripheral in the simulated world.
 struct PeripheralRecord: Sendable {
     var definition: VirtualPeripheral
     /// Characteristic values by characteristic UUID index path `service/characteristic`.
     var values: [ValueKey: Data] = [:]
-    /// When its next advertisement is due (monotonic ns).
+    /// When its next advertisement is due (monotonic ns); the schedule entry with this due
+    /// time is the valid one.
     var nextAdvertisement: UInt64 = 0
     /// Index into `notifyValues` per characteristic, for periodic notifications.
     var notifyCursor: [ValueKey: Int] = [:]
@@ -89,6 +115,9 @@ struct DeviceState: Sendable {
     var disconnecting = false
     var servicesResolved = false
     var paired = false
+    /// The key bluetoothd holds for it: the link is encrypted at this level once up (an LE
+    /// link to a bonded device is started at BT_IO_SEC_MEDIUM or more).
+    var bondSecurity = AttributeSecurity.none
     /// Replies owed to Connect calls waiting for the link.
     var pendingConnects: [MethodReply] = []
     /// Delayed GATT requests still owed a reply, by id; link loss fails them (ATT 0x0E).
@@ -112,8 +141,14 @@ struct DeviceState: Sendable {
     var lastSeen: UInt64 = 0
     /// Notify sessions per characteristic path: the clients that called StartNotify.
     var notifySessions: [ObjectPath: Set<BusName>] = [:]
+    /// StartNotify calls whose CCC write is still under way (a delayed one): a repeat is InProgress.
+    var notifyPending: [ObjectPath: Set<BusName>] = [:]
     /// Characteristics with a write request in flight (BlueZ allows one).
     var writesInFlight: Set<ObjectPath> = []
+    /// Characteristics with a periodic-notification ticker on the current link.
+    var tickers: Set<ObjectPath> = []
+    /// The Battery Level characteristic the battery plugin subscribed to, while `Battery1` exists.
+    var batteryLevel: ObjectPath?
     /// AcquireNotify and AcquireWrite channels, by characteristic path.
     var acquiredNotify: [ObjectPath: AcquiredChannel] = [:]
     var acquiredWrite: [ObjectPath: AcquiredChannel] = [:]

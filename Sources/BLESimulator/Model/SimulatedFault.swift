@@ -37,7 +37,7 @@ public struct SimulatedFault: Sendable, Hashable {
 
     /// Which operation.
     public var operation: Operation
-    /// Only for this peripheral address (any when nil).
+    /// Only for this peripheral address (any when nil); for `startDiscovery`, the adapter's.
     public var address: String?
     /// Only for this characteristic UUID (any when nil).
     public var characteristic: String?
@@ -65,10 +65,14 @@ struct FaultRule: Sendable {
 }
 
 extension SimState {
-    /// Takes the first fault matching the operation (and counts it down).
+    /// Takes the first fault matching the operation (and counts it down). The address is
+    /// formatted only when some fault is pending: this runs on every GATT call.
     mutating func takeFault(
-        _ operation: SimulatedFault.Operation, address: String, characteristic: String? = nil
+        _ operation: SimulatedFault.Operation, address formatted: @autoclosure () -> String,
+        characteristic: String? = nil
     ) -> SimulatedFault.Action? {
+        guard !faults.isEmpty else { return nil }
+        let address = formatted()
         for index in faults.indices {
             let fault = faults[index].fault
             guard fault.operation == operation else { continue }

@@ -94,40 +94,11 @@ struct ObjectTable {
         set changes: [(String, DBusValue)], remove removals: [String], interface name: InterfaceName,
         at path: ObjectPath
     ) throws(DBusError) -> [DBusMessage] {
-        guard var interface = objects[path]?.interfaces[name] else {
+        // Changed in place: a copy of the interface would copy its property dictionary on every
+        // change (a GATT read or notification is one).
+        guard let (changed, invalidated) = try objects[path]?.interfaces[name]?.apply(changes, removals) else {
             throw DBusError.reply(DBusError.StandardName.unknownInterface, "no interface \(name) at \(path)")
         }
-        var changed: [DBusDictionaryEntry] = []
-        var invalidated: [DBusValue] = []
-        for (property, value) in changes {
-            guard var stored = interface.properties[property] else {
-                throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
-            }
-            guard stored.type == value.type else {
-                throw DBusError.reply(
-                    DBusError.StandardName.invalidArgs,
-                    "property \(property) has type \(stored.type.signature), not \(value.type.signature)")
-            }
-            try value.validate()
-            stored.value = value
-            stored.isPresent = true
-            interface.properties[property] = stored
-            switch stored.changeSignal {
-            case .emitsValue: changed.append(DBusDictionaryEntry(.string(property), .variant(value)))
-            case .invalidates: invalidated.append(.string(property))
-            case .constant, .none: break
-            }
-        }
-        for property in removals {
-            guard var stored = interface.properties[property] else {
-                throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
-            }
-            guard stored.isPresent else { continue }
-            stored.isPresent = false
-            interface.properties[property] = stored
-            if stored.changeSignal != .none { invalidated.append(.string(property)) }
-        }
-        objects[path]?.interfaces[name] = interface
         guard !changed.isEmpty || !invalidated.isEmpty else { return [] }
         return [
             Self.signal(
@@ -194,5 +165,46 @@ struct ObjectTable {
         _ path: ObjectPath, _ interface: InterfaceName, _ member: String, _ body: [DBusValue]
     ) -> DBusMessage {
         DBusMessage(kind: .signal, path: path, interface: interface, member: MemberName(unchecked: member), body: body)
+    }
+}
+
+extension ExportedInterface {
+    /// Checks every change first, so a bad one leaves the interface untouched, then stores
+    /// them; returns the changed entries and invalidated names to announce.
+    fileprivate mutating func apply(
+        _ changes: [(String, DBusValue)], _ removals: [String]
+    ) throws(DBusError) -> ([DBusDictionaryEntry], [DBusValue]) {
+        for (property, value) in changes {
+            guard let stored = properties[property] else {
+                throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
+            }
+            guard stored.type == value.type else {
+                throw DBusError.reply(
+                    DBusError.StandardName.invalidArgs,
+                    "property \(property) has type \(stored.type.signature), not \(value.type.signature)")
+            }
+            try value.validate()
+        }
+        for property in removals where properties[property] == nil {
+            throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
+        }
+        var changed: [DBusDictionaryEntry] = []
+        var invalidated: [DBusValue] = []
+        for (property, value) in changes {
+            properties[property]?.value = value
+            properties[property]?.isPresent = true
+            switch properties[property]?.changeSignal {
+            case .emitsValue?: changed.append(DBusDictionaryEntry(.string(property), .variant(value)))
+            case .invalidates?: invalidated.append(.string(property))
+            case .constant?, .none?, nil: break
+            }
+        }
+        for property in removals where properties[property]?.isPresent == true {
+            properties[property]?.isPresent = false
+            if properties[property]?.changeSignal != ExportedProperty.ChangeSignal.none {
+                invalidated.append(.string(property))
+            }
+        }
+        return (changed, invalidated)
     }
 }

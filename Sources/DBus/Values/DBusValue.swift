@@ -176,6 +176,10 @@ extension DBusValue {
     private static func validateSignature(of value: DBusValue) throws(DBusError) {
         switch value {
         case .array, .dictionary, .structure:
+            // Every signal and reply has one of these: most are plainly fine, and parsing the
+            // spelt-out signature is then work for nothing.
+            var codes = 0
+            if value.type.plainlyFitsSignatureRules(codes: &codes), codes <= Self.plainSignatureLimit { return }
             do {
                 _ = try Signature(types: [value.type])
             } catch {
@@ -185,6 +189,9 @@ extension DBusValue {
             break
         }
     }
+
+    /// Signatures up to this many codes (far below the 255 allowed) skip the full check.
+    static let plainSignatureLimit = 128
 
     private static func checkNesting(_ depth: Int) throws(DBusError) {
         if depth > maximumNestingDepth {
@@ -207,6 +214,35 @@ extension DBusValue {
             if fields.isEmpty { throw DBusError(.invalidValue, message: "structures need at least one field") }
             for field in fields { try validateType(field) }
         default: break
+        }
+    }
+}
+
+extension DBusType {
+    /// Whether this type is plainly within the signature rules: shallow (at most 8 nested
+    /// arrays and 8 nested structures or dictionary entries, the limits being 32), non-empty
+    /// structures, basic dictionary keys. Counts its codes into `codes`; a type this says no
+    /// to is not necessarily invalid, only left to the full check.
+    fileprivate func plainlyFitsSignatureRules(codes: inout Int, arrays: Int = 0, structures: Int = 0) -> Bool {
+        switch self {
+        case .array(let element):
+            codes += 1
+            return arrays < 8
+                && element.plainlyFitsSignatureRules(codes: &codes, arrays: arrays + 1, structures: structures)
+        case .dictionary(let key, let value):
+            codes += 3
+            guard arrays < 8, structures < 8, key.isBasic else { return false }
+            codes += 1
+            return value.plainlyFitsSignatureRules(codes: &codes, arrays: arrays + 1, structures: structures + 1)
+        case .structure(let fields):
+            codes += 2
+            guard !fields.isEmpty, structures < 8 else { return false }
+            return fields.allSatisfy {
+                $0.plainlyFitsSignatureRules(codes: &codes, arrays: arrays, structures: structures + 1)
+            }
+        default:
+            codes += 1
+            return true
         }
     }
 }

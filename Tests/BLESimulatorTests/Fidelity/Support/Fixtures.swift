@@ -271,21 +271,23 @@ extension RecordingClient {
         }
     }
 
-    /// Changes a discovered peripheral's advertised data and waits until its device reports
-    /// it: proof that the simulated radio delivered another round of advertisements (every
-    /// peripheral here advertises at the same interval), so a device that is still missing
-    /// was dropped, not merely not yet seen.
+    /// Changes a discovered peripheral's advertised data three times, each time waiting until
+    /// its device reports it: proof that the simulated radio went through more than one whole
+    /// advertising interval plus `advDelay` (every peripheral here advertises every 20 ms, at
+    /// its own phase), so a device that is still missing was dropped, not merely not yet seen.
     func awaitReportRound(
         _ simulator: Simulator, address: String = Peripherals.sensorAddress, path: ObjectPath = Paths.sensor
     ) async throws {
-        let mark = transcript.mark
-        let round = UInt8.random(in: 1...255)
-        try simulator.updatePeripheral(address: address) { $0.manufacturerData[0xffff] = [round] }
-        try await transcript.first("report round on \(path)", since: mark) {
-            guard $0.isPropertiesChanged(path, BlueZInterface.device1),
-                case .dictionary(_, _, let entries)? = $0.changedProperties["ManufacturerData"]
-            else { return false }
-            return entries.contains { $0.key == .uint16(0xffff) && $0.value == .variant(.bytes(Data([round]))) }
+        for round in UInt8(1)...3 {
+            let mark = transcript.mark
+            let stamp = UInt8.random(in: 0...84) * 3 + round
+            try simulator.updatePeripheral(address: address) { $0.manufacturerData[0xffff] = [stamp] }
+            try await transcript.first("report round \(round) on \(path)", since: mark) {
+                guard $0.isPropertiesChanged(path, BlueZInterface.device1),
+                    case .dictionary(_, _, let entries)? = $0.changedProperties["ManufacturerData"]
+                else { return false }
+                return entries.contains { $0.key == .uint16(0xffff) && $0.value == .variant(.bytes(Data([stamp]))) }
+            }
         }
     }
 

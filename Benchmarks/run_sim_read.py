@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""run_sim_read.py - server CPU of a GATT ReadValue served by ble-sim, against the libdbus floor.
+
+On one private dbus-daemon with the system bus's limits (the same as run_dbus_calls.py), each
+round runs:
+
+    A = floor   the C Echo server answering `dbus_floor seq 20 N WARMUP` (one call, one reply)
+    B = sim     `ble-sim --bus ADDRESS --scenario FILE` answering `ble-bench sim-read N WARMUP`
+                (discovery, Connect, then ReadValue calls: a PropertiesChanged(Value) and a reply each)
+
+Server CPU per call is the server process's utime + stime (/proc/PID/stat) over the client run,
+divided by N + warm-up. ble-sim is started fresh each round, after which its start-up CPU is
+excluded; its discovery and Connect stay in the figure (well under 1 µs per call at the default N).
+
+Usage, from the package root (or `make bench-sim`):
+
+    sh Benchmarks/floor/build.sh .build/bench
+    swift build -c release --product ble-sim --product ble-bench
+    python3 Benchmarks/run_sim_read.py --floor .build/bench/dbus_floor --bin .build/release [--rounds 5]
+
+Prints one Markdown table (min / median / max over rounds) and the B/A ratio of the medians.
+"""
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run_dbus_calls import (  # noqa: E402
+    BenchError, Case, PrivateBus, cpu_seconds, log, parse_client_output, read_line, run_in_own_group, stop_process)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def floor_round(bus, floor, n, warmup):
+    """Server CPU µs per call of the C Echo server."""
+    before = cpu_seconds(bus.server.pid)
+    proc = run_in_own_group([floor, "seq", "20", str(n), str(warmup)], bus.env, 300)
+    if proc.returncode != 0:
+        raise BenchError(f"floor client failed: {proc.stderr.strip()[-300:]}")
+    result = parse_client_output(proc.stdout, Case("seq", 20), n)
+    return (cpu_seconds(bus.server.pid) - before) * 1e6 / (n + warmup), result
+
+
+def sim_round(bus, bin_dir, scenario, n, warmup):
+    """Server CPU µs per call of ble-sim serving ReadValue."""
+    sim = subprocess.Popen(
+        [str(bin_dir / "ble-sim"), "--bus", bus.env["DBUS_SYSTEM_BUS_ADDRESS"], "--scenario", str(scenario)],
+        env=bus.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        bufsize=0, start_new_session=True)
+    try:
+        read_line(sim, 30, "the bus address from ble-sim")
+        time.sleep(0.3)
+        before = cpu_seconds(sim.pid)
+        proc = run_in_own_group([str(bin_dir / "ble-bench"), "sim-read", str(n), str(warmup)], bus.env, 300)
+        after = cpu_seconds(sim.pid)
+        if proc.returncode != 0:
+            raise BenchError(f"sim-read failed: {proc.stderr.strip()[-300:]}")
+        result = parse_client_output(proc.stdout, Case("sim-read", 0), n)
+        return (after - before) * 1e6 / (n + warmup), result
+    finally:
+        if sim.poll() is None:
+            sim.send_signal(signal.SIGINT)
+        stop_process(sim, 5)
+        sim.stdout.close()
+
+
+def spread(values, number_format="{:.1f}"):
+    return " / ".join(number_format.format(v) for v in (min(values), statistics.median(values), max(values)))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--floor", required=True, help="the dbus_floor binary")
+    parser.add_argument("--bin", required=True, help="the folder with ble-sim and ble-bench (release build)")
+    parser.add_argument("--scenario", default=str(ROOT / "Scenarios" / "heart-rate-monitor.json"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("-n", type=int, default=5000)
+    parser.add_argument("--warmup", type=int, default=500)
+    args = parser.parse_args(argv)
+    floor, bin_dir = str(Path(args.floor).resolve()), Path(args.bin).resolve()
+    rows = {"floor_cpu": [], "sim_cpu": [], "floor_p50": [], "sim_p50": []}
+    with PrivateBus(floor) as bus:
+        for round_index in range(args.rounds):
+            cpu, result = floor_round(bus, floor, args.n, args.warmup)
+            rows["floor_cpu"].append(cpu)
+            rows["floor_p50"].append(result["p50_us"])
+            cpu, result = sim_round(bus, bin_dir, args.scenario, args.n, args.warmup)
+            rows["sim_cpu"].append(cpu)
+            rows["sim_p50"].append(result["p50_us"])
+            log(f"round {round_index + 1}: floor {rows['floor_cpu'][-1]:.1f} µs, sim {rows['sim_cpu'][-1]:.1f} µs")
+    ratio = statistics.median(rows["sim_cpu"]) / statistics.median(rows["floor_cpu"])
+    print("| metric | A floor (C Echo) | B ble-sim ReadValue |")
+    print("|---|---|---|")
+    print(f"| server CPU µs/call | {spread(rows['floor_cpu'])} | {spread(rows['sim_cpu'])} |")
+    print(f"| client p50 µs | {spread(rows['floor_p50'])} | {spread(rows['sim_p50'])} |")
+    print(f"\nB/A server CPU (medians): {ratio:.2f}× (goal ≤ 1.2×); N {args.n}, warm-up {args.warmup}, "
+          f"{args.rounds} rounds, {os.cpu_count()} CPUs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

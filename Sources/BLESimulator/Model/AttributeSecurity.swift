@@ -1,0 +1,44 @@
+/// The security a peer demands before it serves an attribute, and the security a link has.
+///
+/// Scenarios ask for it with the server-side flag strings of BlueZ (`encrypt-read`,
+/// `encrypt-authenticated-write`, `secure-read`, …): they describe the peer's permissions and
+/// never appear in a remote characteristic's `Flags`.
+enum AttributeSecurity: Int, Sendable, Comparable {
+    case none = 0
+    /// An encrypted link: Just Works pairing is enough (ATT 0x0F when missing).
+    case encrypted = 1
+    /// An encrypted link with an authenticated (MITM-protected) key (ATT 0x05 when missing).
+    case authenticated = 2
+
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The ATT error a peer answers when the link has less than `self`.
+    var missingError: UInt8 { self == .authenticated ? 0x05 : 0x0F }
+
+    /// Reading or writing an attribute.
+    enum Access {
+        case read, write
+
+        /// The flags asking for an authenticated key, then for encryption (read on every GATT call).
+        fileprivate var flags: (authenticated: [String], encrypted: String) {
+            switch self {
+            case .read: (["encrypt-authenticated-read", "secure-read"], "encrypt-read")
+            case .write: (["encrypt-authenticated-write", "secure-write"], "encrypt-write")
+            }
+        }
+    }
+
+    /// What `flags` demand for `access`.
+    static func required(by flags: [String], for access: Access) -> AttributeSecurity {
+        let names = access.flags
+        if flags.contains(where: names.authenticated.contains) { return .authenticated }
+        return flags.contains(names.encrypted) ? .encrypted : .none
+    }
+
+    /// The flags a remote characteristic can show: its properties and extended properties
+    /// (`chrc_props`, `chrc_ext_props`), in that order.
+    static let remoteFlags: [String] = [
+        "broadcast", "read", "write-without-response", "write", "notify", "indicate",
+        "authenticated-signed-writes", "extended-properties", "reliable-write", "writable-auxiliaries",
+    ]
+}
