@@ -128,7 +128,16 @@ extension Peripheral {
         }
         let site = session.diagnostics.willSuspend()
         defer { session.diagnostics.didResume(site) }
-        await withCheckedContinuation { gatt.queue.append($0) }
+        await withCheckedContinuation { continuation in
+            // Checked again where the waiter is enqueued: should the continuation's set-up ever
+            // leave the actor, a release in between must not leave this waiter behind.
+            if gatt.queueBusy {
+                gatt.queue.append(continuation)
+            } else {
+                gatt.queueBusy = true
+                continuation.resume()
+            }
+        }
     }
 
     func releaseQueue() {
