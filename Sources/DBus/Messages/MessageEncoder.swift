@@ -29,7 +29,7 @@ enum MessageEncoder {
         var signatureLength = 0
         for value in message.body {
             try value.validate()
-            signatureLength += signatureBytes(of: value)
+            signatureLength += value.type.signature.utf8.count
         }
         if signatureLength > NameValidation.maximumLength {
             throw DBusError(
@@ -59,16 +59,6 @@ enum MessageEncoder {
         }
     }
 
-    /// Byte arrays and basic values are most bodies; their length needs no ``DBusType``, which
-    /// for `ay` would be a heap box.
-    private static func signatureBytes(of value: DBusValue) -> Int {
-        switch value {
-        case .bytes: 2
-        case .array, .dictionary, .structure: value.type.signature.utf8.count
-        default: 1
-        }
-    }
-
     private static let localName = (path: "/org/freedesktop/DBus/Local", interface: "org.freedesktop.DBus.Local")
 
     private static func makeHeader(_ message: DBusMessage) throws(DBusError) -> OpaquePointer? {
@@ -77,25 +67,16 @@ enum MessageEncoder {
             guard let path = message.path, let member = message.member else {
                 throw DBusError(.invalidValue, message: "a method call needs a path and a member")
             }
-            return withOptionalCString(message.destination?.rawValue) { destination in
-                withOptionalCString(message.interface?.rawValue) { interface in
-                    path.rawValue.withCString { path in
-                        member.rawValue.withCString { dbus_message_new_method_call(destination, path, interface, $0) }
-                    }
-                }
-            }
+            return dbus_message_new_method_call(
+                message.destination?.rawValue, path.rawValue, message.interface?.rawValue, member.rawValue)
         case .signal:
             guard let path = message.path, let interface = message.interface, let member = message.member else {
                 throw DBusError(.invalidValue, message: "a signal needs a path, an interface and a member")
             }
-            let raw = path.rawValue.withCString { path in
-                interface.rawValue.withCString { interface in
-                    member.rawValue.withCString { dbus_message_new_signal(path, interface, $0) }
-                }
-            }
+            let raw = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue)
             // A signal with a destination is unicast; without this it would reach everyone.
             if let raw, let destination = message.destination {
-                destination.rawValue.withCString { _ = dbus_message_set_destination(raw, $0) }
+                dbus_message_set_destination(raw, destination.rawValue)
             }
             return raw
         case .methodReturn:
@@ -114,9 +95,7 @@ enum MessageEncoder {
 
     private static func setReplyFields(_ raw: OpaquePointer, _ message: DBusMessage) throws(DBusError) -> OpaquePointer {
         dbus_message_set_reply_serial(raw, message.replySerial)
-        if let destination = message.destination {
-            destination.rawValue.withCString { _ = dbus_message_set_destination(raw, $0) }
-        }
+        if let destination = message.destination { dbus_message_set_destination(raw, destination.rawValue) }
         dbus_message_set_no_reply(raw, 1)
         return raw
     }
@@ -186,15 +165,6 @@ enum MessageEncoder {
     }
 
     private static var outOfMemory: DBusError { DBusError(.limitExceeded, message: "out of memory appending a value") }
-
-    /// Passing a `String` straight to a C parameter copies it to the heap on every call;
-    /// `withCString` lends the string's own NUL-terminated storage instead.
-    private static func withOptionalCString<Result>(
-        _ string: String?, _ body: (UnsafePointer<CChar>?) -> Result
-    ) -> Result {
-        guard let string else { return body(nil) }
-        return string.withCString(body)
-    }
 
     private static func appendBasic<T>(_ iter: inout DBusMessageIter, _ code: Int32, _ value: T) -> Bool {
         var copy = value
