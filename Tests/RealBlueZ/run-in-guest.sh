@@ -14,4 +14,4 @@ until grep -q PERIPHERAL-READY "$logs/peripheral.log"; do
     fi
     sleep 0.2
 done
-SWIFT_BLE_TRACE=${SWIFT_BLE_TRACE:-1} SWIFT_BLE_BACKEND=bluez timeout 1200 "$binary" --testing-library swift-testing --filter RealBlueZTests
+SWIFT_BLE_TRACE=${SWIFT_BLE_TRACE:-0} SWIFT_BLE_BACKEND=bluez timeout 1200 "$binary" --testing-library swift-testing --filter RealBlueZTests
