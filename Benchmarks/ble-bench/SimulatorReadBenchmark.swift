@@ -41,7 +41,8 @@ struct SimulatorReadBenchmark {
                 member: BlueZMethod.getManagedObjects)
             let objects: [ObjectPath: [String: [String: DBusValue]]] = try reply.argument(0)
             let readable = objects.keys.sorted().first { path in
-                guard path.isDescendant(of: device), let characteristic = objects[path]?["org.bluez.GattCharacteristic1"],
+                guard path.isDescendant(of: device),
+                    let characteristic = objects[path]?["org.bluez.GattCharacteristic1"],
                     case .array(_, let flags)? = characteristic["Flags"]
                 else { return false }
                 return flags.contains(.string("read"))

@@ -37,6 +37,7 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The operating system reported an error on a file descriptor.
         public static let io = Code(.io)
 
+        /// A short, human-readable form.
         public var description: String { base.rawValue }
     }
 
@@ -54,6 +55,7 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// A short, human-readable form.
     public var description: String {
         if let name { return "\(name): \(message)" }
         return "\(code): \(message)"

@@ -12,7 +12,8 @@ struct AcquiredChannelTests {
             VirtualService(
                 uuid: "6e400001-b5a3-f393-e0a9-e50e24dcca9e",
                 characteristics: [
-                    VirtualCharacteristic(uuid: "6e400002-b5a3-f393-e0a9-e50e24dcca9e", flags: ["write-without-response"]),
+                    VirtualCharacteristic(
+                        uuid: "6e400002-b5a3-f393-e0a9-e50e24dcca9e", flags: ["write-without-response"]),
                     VirtualCharacteristic(uuid: "6e400003-b5a3-f393-e0a9-e50e24dcca9e", flags: ["notify"]),
                 ]))
         return peripheral
@@ -23,7 +24,8 @@ struct AcquiredChannelTests {
         try await SimulatorFixture.run(peripherals: [Self.uart()]) { fixture in
             let (central, peripheral) = try await GattClientTests.connected(fixture)
             let tx = try await peripheral.characteristic(
-                BluetoothUUID("6e400003-b5a3-f393-e0a9-e50e24dcca9e"), in: BluetoothUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e"))
+                BluetoothUUID("6e400003-b5a3-f393-e0a9-e50e24dcca9e"),
+                in: BluetoothUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e"))
             var iterator = tx.acquiredNotifications.makeAsyncIterator()
             // The channel exists once the simulator delivers to it; retry the push until it does.
             var sent = 0
@@ -51,7 +53,8 @@ struct AcquiredChannelTests {
         try await SimulatorFixture.run(peripherals: [Self.uart()]) { fixture in
             let (central, peripheral) = try await GattClientTests.connected(fixture)
             let rx = try await peripheral.characteristic(
-                BluetoothUUID("6e400002-b5a3-f393-e0a9-e50e24dcca9e"), in: BluetoothUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e"))
+                BluetoothUUID("6e400002-b5a3-f393-e0a9-e50e24dcca9e"),
+                in: BluetoothUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e"))
             let channel = try await rx.openWriteChannel()
             #expect(channel.maximumWriteLength == 182)
             await #expect(throws: BLEError.self) { try await channel.write(Data(count: 183)) }

@@ -25,7 +25,9 @@ struct GattClientTests {
             #expect(try await location.read() == Data([0x01]))
             let control = try await peripheral.characteristic(BluetoothUUID("2A39"), in: BluetoothUUID("180D"))
             try await control.write(Data([0x01]), type: .withResponse)
-            #expect(try fixture.simulator.value(address: SimulatorFixture.heartRateAddress, characteristic: "2A39") == Data([0x01]))
+            #expect(
+                try fixture.simulator.value(address: SimulatorFixture.heartRateAddress, characteristic: "2A39")
+                    == Data([0x01]))
             await central.close()
         }
     }
@@ -40,7 +42,8 @@ struct GattClientTests {
                 try fixture.simulator.notify(
                     address: SimulatorFixture.heartRateAddress, characteristic: "2A37", value: Data([0, byte]))
             }
-            try fixture.simulator.notify(address: SimulatorFixture.heartRateAddress, characteristic: "2A37", value: Data())
+            try fixture.simulator.notify(
+                address: SimulatorFixture.heartRateAddress, characteristic: "2A37", value: Data())
             // A deadline, so a lost value fails the test instead of hanging the suite.
             let received = try await withThrowingTaskGroup(of: [Data]?.self) { group in
                 group.addTask {

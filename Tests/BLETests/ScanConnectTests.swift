@@ -29,7 +29,8 @@ struct ScanConnectTests {
             #expect(await peripheral.isConnected)
             let events = peripheral.events
             try await peripheral.disconnect()
-            #expect(try await first(events) { if case .disconnected = $0 { true } else { false } } == .disconnected(.local))
+            #expect(
+                try await first(events) { if case .disconnected = $0 { true } else { false } } == .disconnected(.local))
             #expect(await !peripheral.isConnected)
             await central.close()
         }

@@ -17,5 +17,6 @@ public enum Bus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A short, human-readable form.
     public var description: String { connectionBus.description }
 }

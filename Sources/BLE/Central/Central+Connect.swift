@@ -52,7 +52,8 @@ extension Central {
             throw BLEError(.invalidArguments, message: "this central uses \(adapterName), not \(id.adapter)")
         }
         guard state == .poweredOn else {
-            throw BLEError(state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot connect: \(state)")
+            throw BLEError(
+                state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot connect: \(state)")
         }
         guard let address = id.bluetoothAddress else { throw BLEError(.invalidArguments, message: "bad address") }
         let start = ContinuousClock.now
@@ -90,7 +91,8 @@ extension Central {
         let session = self.session
         let events = session.events(under: adapterPath)
         defer { events.cancel() }
-        return try await withDeadline(timeout, what: "looking for the peripheral") { () throws(BLEError) -> ObjectPath? in
+        return try await withDeadline(timeout, what: "looking for the peripheral") {
+            () throws(BLEError) -> ObjectPath? in
             if let path = session.tree.devicePath(address: address, adapter: adapterPath) { return path }
             for await event in events {
                 if case .daemonGone = event { throw BLEError.bluetoothGone }

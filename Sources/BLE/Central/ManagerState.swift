@@ -21,6 +21,7 @@ public enum ManagerState: Sendable, Hashable, CustomStringConvertible {
     /// Ready.
     case poweredOn
 
+    /// A short, human-readable form.
     public var description: String {
         switch self {
         case .unknown: "unknown"

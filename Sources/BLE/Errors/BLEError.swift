@@ -54,6 +54,7 @@ public struct BLEError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         /// Any other failure; ``BLEError/message`` says more.
         public static let failed = Code("failed")
 
+        /// A short, human-readable form.
         public var description: String { name }
     }
 

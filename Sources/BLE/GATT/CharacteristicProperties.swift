@@ -3,6 +3,7 @@ import BlueZ
 /// What a characteristic supports, as Core Bluetooth's `CBCharacteristicProperties`, plus
 /// BlueZ's extended flags.
 public struct CharacteristicProperties: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The raw value.
     public let rawValue: UInt32
     /// Creates properties from their bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -53,6 +54,7 @@ public struct CharacteristicProperties: OptionSet, Sendable, Hashable, CustomStr
         self = value
     }
 
+    /// A short, human-readable form.
     public var description: String {
         Self.byFlag.filter { contains($0.1) }.map(\.0).joined(separator: ",")
     }

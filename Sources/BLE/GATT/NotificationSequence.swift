@@ -10,7 +10,9 @@ import Synchronization
 /// reconnections. The sequence ends when the peripheral's services change or the subscription
 /// is refused.
 public struct NotificationSequence: AsyncSequence, Sendable {
+    /// What each iteration step yields.
     public typealias Element = Data
+    /// What an iteration can throw.
     public typealias Failure = Never
 
     let peripheral: Peripheral

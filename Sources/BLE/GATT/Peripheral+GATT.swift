@@ -42,7 +42,8 @@ extension Peripheral {
     }
 
     private func characteristicObject(
-        _ path: ObjectPath, _ properties: GattCharacteristicProperties, serviceUUID: BluetoothUUID, tree: BlueZObjectTree
+        _ path: ObjectPath, _ properties: GattCharacteristicProperties, serviceUUID: BluetoothUUID,
+        tree: BlueZObjectTree
     ) -> Characteristic {
         if let cached = gatt.characteristics[path]?.value { return cached }
         let descriptors = tree.descriptorPaths(of: path).sorted().compactMap { descriptorPath -> Descriptor? in
@@ -68,7 +69,8 @@ extension Peripheral {
     func invalidateServices() -> Bool {
         let tree = session.tree
         var invalidated = false
-        for path in gatt.characteristics.keys where !tree.contains(path, implementing: BlueZInterface.gattCharacteristic1) {
+        for path in gatt.characteristics.keys
+        where !tree.contains(path, implementing: BlueZInterface.gattCharacteristic1) {
             gatt.stalePaths.insert(path)
             if let stale = gatt.characteristics.removeValue(forKey: path)?.value {
                 stale.validity.invalidate()
@@ -200,7 +202,7 @@ extension Peripheral {
             guard remaining > .zero else { throw BLEError.timeout("\(member.rawValue)") }
             do {
                 return try await session.call(path, interface, member, arguments, timeout: remaining)
-            } catch where error.code == .inProgress && ContinuousClock.now + .milliseconds(10) < deadline {
+            } catch  where error.code == .inProgress && ContinuousClock.now + .milliseconds(10) < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
                 if Task.isCancelled { throw BLEError.cancelledByTask }
             }
@@ -343,7 +345,8 @@ extension Peripheral {
         try checkUsable(path)
         let limit = operationTimeout
         let result = await guarded { [self] () throws(BLEError) -> DBusMessage in
-            try await self.callRetryingInProgress(path, BlueZInterface.gattCharacteristic1, BlueZMethod.startNotify, [], timeout: limit)
+            try await self.callRetryingInProgress(
+                path, BlueZInterface.gattCharacteristic1, BlueZMethod.startNotify, [], timeout: limit)
         }
         _ = try result.get()
         gatt.notifying.insert(path)

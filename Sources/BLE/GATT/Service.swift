@@ -17,7 +17,9 @@ public struct Service: Sendable, Hashable, Identifiable {
     /// Stable within a connection: the BlueZ object path.
     public var id: String { path.rawValue }
 
+    /// Whether the two are the same.
     public static func == (lhs: Service, rhs: Service) -> Bool { lhs.path == rhs.path }
+    /// Hashes what equality compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(path) }
 }
 

@@ -65,7 +65,12 @@ public final class WriteChannel: Sendable {
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: Self.queue)
             let resumed = Mutex(false)
             source.setEventHandler {
-                guard !resumed.withLock({ done in defer { done = true }; return done }) else { return }
+                guard
+                    !resumed.withLock({ done in
+                        defer { done = true }
+                        return done
+                    })
+                else { return }
                 source.cancel()
                 continuation.resume()
             }

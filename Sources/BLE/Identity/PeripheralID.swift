@@ -39,6 +39,7 @@ public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStrin
     /// `hci0/AA:BB:CC:DD:EE:FF`
     public var description: String { "\(adapter)/\(address)" }
 
+    /// A stable order, for sorting.
     public static func < (lhs: PeripheralID, rhs: PeripheralID) -> Bool { lhs.description < rhs.description }
 
     var bluetoothAddress: BluetoothAddress? { try? BluetoothAddress(address) }

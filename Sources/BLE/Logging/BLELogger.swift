@@ -13,6 +13,7 @@ public struct BLELogger: Sendable {
         /// Rare lifecycle events (bluetoothd restarted, adapter powered off).
         case info
 
+        /// A stable order, for sorting.
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 

@@ -19,6 +19,7 @@ public enum DisconnectReason: Sendable, Hashable, CustomStringConvertible {
     /// Not known: BlueZ before 5.83 does not say why a link dropped.
     case unknown
 
+    /// A short, human-readable form.
     public var description: String {
         switch self {
         case .local: "local"

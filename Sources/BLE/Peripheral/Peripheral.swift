@@ -90,7 +90,9 @@ public actor Peripheral {
         case .daemonGone:
             linkWentDown(.bluetoothUnavailable)
         case .signal(let message):
-            guard message.member == BlueZSignal.disconnected, case .string(let name)? = message.body.first else { return }
+            guard message.member == BlueZSignal.disconnected, case .string(let name)? = message.body.first else {
+                return
+            }
             lastDisconnectReason = Self.reason(BlueZ.DisconnectReason(name: name))
         case .tree(let event, let changes, let serial):
             if case .propertiesChanged(let path, let interface, let changed, _) = event,

@@ -89,7 +89,7 @@ extension Central {
             discovery.appliedFilter = nil
             do {
                 _ = try await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.stopDiscovery)
-            } catch where error.code == .failed || error.code == .poweredOff || error.code == .bluetoothUnavailable {
+            } catch  where error.code == .failed || error.code == .poweredOff || error.code == .bluetoothUnavailable {
                 // Already stopped by power-off or a restart: nothing left to stop.
             }
             return
@@ -101,15 +101,19 @@ extension Central {
         if filter != discovery.appliedFilter {
             _ = try await session.call(
                 adapterPath, BlueZInterface.adapter1, BlueZMethod.setDiscoveryFilter,
-                [.dictionary(key: .string, value: .variant, filter.keys.sorted().map {
-                    DBusDictionaryEntry(.string($0), .variant(filter[$0] ?? .boolean(false)))
-                })])
+                [
+                    .dictionary(
+                        key: .string, value: .variant,
+                        filter.keys.sorted().map {
+                            DBusDictionaryEntry(.string($0), .variant(filter[$0] ?? .boolean(false)))
+                        })
+                ])
             discovery.appliedFilter = filter
         }
         guard !discovery.running else { return }
         do {
             _ = try await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.startDiscovery)
-        } catch where error.code == .inProgress {
+        } catch  where error.code == .inProgress {
             // This connection already has a session (e.g. started before a state glitch).
         }
         discovery.running = true

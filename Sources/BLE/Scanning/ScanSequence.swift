@@ -13,7 +13,9 @@ import Synchronization
 /// Buffering: up to ``ScanOptions/bufferSize`` discoveries wait for a slow consumer; newer
 /// ones are dropped and counted in ``droppedCount`` (a scan never slows the D-Bus thread).
 public struct ScanSequence: AsyncSequence, Sendable {
+    /// What each iteration step yields.
     public typealias Element = Discovery
+    /// What an iteration can throw.
     public typealias Failure = BLEError
 
     let central: Central
@@ -113,7 +115,8 @@ extension Central {
                     break loop
                 }
                 if (try? tree.adapter(at: adapterPath))??.powered != true {
-                    continuation.yield(.failure(BLEError(.poweredOff, message: "the adapter powered off during a scan")))
+                    continuation.yield(
+                        .failure(BLEError(.poweredOff, message: "the adapter powered off during a scan")))
                     break loop
                 }
                 for change in changes where change.interface == BlueZInterface.device1 {

@@ -59,6 +59,7 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, Codable, CustomStri
         return uuidString
     }
 
+    /// A stable order, for sorting.
     public static func < (lhs: BluetoothUUID, rhs: BluetoothUUID) -> Bool { lhs.uuidString < rhs.uuidString }
 }
 

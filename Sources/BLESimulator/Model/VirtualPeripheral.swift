@@ -94,7 +94,8 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
         try c.encode(discoverable, forKey: .discoverable)
         try c.encode(serviceUUIDs, forKey: .serviceUUIDs)
         try c.encode(
-            Dictionary(uniqueKeysWithValues: manufacturerData.map { (String($0.key), $0.value) }), forKey: .manufacturerData)
+            Dictionary(uniqueKeysWithValues: manufacturerData.map { (String($0.key), $0.value) }),
+            forKey: .manufacturerData)
         try c.encode(serviceData, forKey: .serviceData)
         try c.encodeIfPresent(appearance, forKey: .appearance)
         try c.encode(advertising, forKey: .advertising)

@@ -13,6 +13,7 @@ extension Connection {
 
     /// Flags of `RequestName`.
     public struct RequestNameFlags: OptionSet, Sendable {
+        /// The raw value.
         public let rawValue: UInt32
         /// Creates flags from their bits.
         public init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -49,7 +50,7 @@ extension Connection {
         do {
             let reply = try await callBus("GetNameOwner", [.string(name.rawValue)])
             return try BusName(try reply.argument(0, as: String.self))
-        } catch where error.name == DBusError.StandardName.nameHasNoOwner {
+        } catch  where error.name == DBusError.StandardName.nameHasNoOwner {
             return nil
         }
     }

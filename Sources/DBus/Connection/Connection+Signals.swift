@@ -62,6 +62,7 @@ public struct NameOwnerChange: Sendable, Hashable {
 
 /// The `NameOwnerChanged` signals of the bus, decoded.
 public struct NameOwnerChanges: AsyncSequence, Sendable {
+    /// What each iteration step yields.
     public typealias Element = NameOwnerChange
 
     /// The underlying subscription (for its drop count, or to cancel it).

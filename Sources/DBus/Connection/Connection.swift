@@ -21,6 +21,7 @@ public final class Connection: Sendable {
         /// A bus at a D-Bus server address such as `unix:path=/tmp/bus`.
         case address(String)
 
+        /// A short, human-readable form.
         public var description: String {
             switch self {
             case .system: "the system bus"

@@ -159,7 +159,8 @@ extension IOLoop {
 
     static func timeoutError(_ message: DBusMessage) -> DBusError {
         let what = [message.interface?.rawValue, message.member?.rawValue].compactMap { $0 }.joined(separator: ".")
-        return DBusError(.timeout, name: DBusError.StandardName.noReply, message: "no reply to \(what) before the deadline")
+        return DBusError(
+            .timeout, name: DBusError.StandardName.noReply, message: "no reply to \(what) before the deadline")
     }
 
     private func finishCall(_ id: UInt64, _ result: Result<DBusMessage, DBusError>) {

@@ -46,7 +46,9 @@ extension IOLoop {
                 let core = self.core
                 Task {
                     let result: Result<[DBusValue], DBusError>
-                    do { result = .success(try await handler(call)) } catch { result = .failure(DBusError(handlerError: error)) }
+                    do { result = .success(try await handler(call)) } catch {
+                        result = .failure(DBusError(handlerError: error))
+                    }
                     core.enqueue { loop in loop.reply(to: call, with: result, expecting: method.outSignature) }
                 }
             }
@@ -93,7 +95,8 @@ extension IOLoop {
             sendRaw(raw)
             dbus_message_unref(raw)
         case .failure(let error):
-            let name = error.code == .remote ? (error.name ?? DBusError.StandardName.failed) : DBusError.StandardName.failed
+            let name =
+                error.code == .remote ? (error.name ?? DBusError.StandardName.failed) : DBusError.StandardName.failed
             send(Self.errorReply(to: call, name, error.message))
         }
     }

@@ -97,7 +97,8 @@ final class IOLoop {
         return .success(uniqueName ?? BusName(unchecked: ":0.0"))
     }
 
-    private static func connectError(_ error: UnsafeMutablePointer<CDBus.DBusError>, _ bus: Connection.Bus) -> DBusError {
+    private static func connectError(_ error: UnsafeMutablePointer<CDBus.DBusError>, _ bus: Connection.Bus) -> DBusError
+    {
         let name = error.pointee.name.map { String(cString: $0) }
         let message = error.pointee.message.map { String(cString: $0) } ?? "cannot connect to \(bus)"
         return DBusError(.connectionFailed, name: name, message: message)

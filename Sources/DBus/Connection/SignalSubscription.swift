@@ -8,6 +8,7 @@ import Synchronization
 /// reference to the subscription (or cancelling the task that iterates it) also ends it and
 /// removes its match rule from the bus once no other subscription needs it.
 public struct SignalSubscription: AsyncSequence, Sendable {
+    /// What each iteration step yields.
     public typealias Element = DBusMessage
 
     let stream: AsyncStream<DBusMessage>

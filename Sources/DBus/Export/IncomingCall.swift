@@ -56,7 +56,8 @@ enum IncomingCall {
         }
         guard let method else {
             return .error(
-                DBusError.StandardName.unknownMethod, gdbus ? notFoundText(call, member) : "no method \(member) at \(path)")
+                DBusError.StandardName.unknownMethod,
+                gdbus ? notFoundText(call, member) : "no method \(member) at \(path)")
         }
         guard call.signature == method.inSignature.rawValue else {
             // gdbus skips a handler whose signature does not match, so the method "does not exist".
@@ -103,7 +104,8 @@ enum IncomingCall {
         guard table.objects[path] != nil else {
             return .error(DBusError.StandardName.unknownObject, "no object at \(path.rawValue)")
         }
-        guard let interfaceName = try? InterfaceName(interfaceText), let interface = table.interface(interfaceName, at: path)
+        guard let interfaceName = try? InterfaceName(interfaceText),
+            let interface = table.interface(interfaceName, at: path)
         else {
             if gdbus { return .error(DBusError.StandardName.invalidArgs, "No such interface '\(interfaceText)'") }
             return .error(DBusError.StandardName.unknownInterface, "no interface \(interfaceText) at \(path)")

@@ -24,8 +24,12 @@ enum Introspection {
         for name in interface.methods.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let method = interface.methods[name] else { continue }
             out += "    <method name=\"\(name.rawValue)\">\n"
-            for type in method.inSignature.types { out += "      <arg type=\"\(escape(type.signature))\" direction=\"in\"/>\n" }
-            for type in method.outSignature.types { out += "      <arg type=\"\(escape(type.signature))\" direction=\"out\"/>\n" }
+            for type in method.inSignature.types {
+                out += "      <arg type=\"\(escape(type.signature))\" direction=\"in\"/>\n"
+            }
+            for type in method.outSignature.types {
+                out += "      <arg type=\"\(escape(type.signature))\" direction=\"out\"/>\n"
+            }
             out += "    </method>\n"
         }
         for signal in interface.signals {

@@ -93,7 +93,8 @@ enum MessageEncoder {
         }
     }
 
-    private static func setReplyFields(_ raw: OpaquePointer, _ message: DBusMessage) throws(DBusError) -> OpaquePointer {
+    private static func setReplyFields(_ raw: OpaquePointer, _ message: DBusMessage) throws(DBusError) -> OpaquePointer
+    {
         dbus_message_set_reply_serial(raw, message.replySerial)
         if let destination = message.destination { dbus_message_set_destination(raw, destination.rawValue) }
         dbus_message_set_no_reply(raw, 1)
@@ -136,12 +137,14 @@ enum MessageEncoder {
                 if !appended { throw outOfMemory }
             }
         case .array(let element, let elements):
-            ok = try withContainer(&iter, TypeCode.array, element.signature) { (sub: inout DBusMessageIter) throws(DBusError) in
+            ok = try withContainer(&iter, TypeCode.array, element.signature) {
+                (sub: inout DBusMessageIter) throws(DBusError) in
                 for element in elements { try append(element, to: &sub) }
             }
         case .dictionary(let key, let valueType, let entries):
             let entrySignature = "{" + key.signature + valueType.signature + "}"
-            ok = try withContainer(&iter, TypeCode.array, entrySignature) { (sub: inout DBusMessageIter) throws(DBusError) in
+            ok = try withContainer(&iter, TypeCode.array, entrySignature) {
+                (sub: inout DBusMessageIter) throws(DBusError) in
                 for entry in entries {
                     let entryOK = try withContainer(&sub, TypeCode.dictEntry, nil) {
                         (pair: inout DBusMessageIter) throws(DBusError) in

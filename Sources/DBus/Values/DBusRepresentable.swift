@@ -51,7 +51,9 @@ extension Int16: DBusRepresentable {
     public static var dbusType: DBusType { .int16 }
     /// Decodes an `n`.
     public init(dbusValue: DBusValue) throws(DBusError) {
-        guard case .int16(let v) = dbusValue.unwrappingVariant else { throw .mismatch(expected: .int16, got: dbusValue) }
+        guard case .int16(let v) = dbusValue.unwrappingVariant else {
+            throw .mismatch(expected: .int16, got: dbusValue)
+        }
         self = v
     }
     /// An `n`.
@@ -77,7 +79,9 @@ extension Int32: DBusRepresentable {
     public static var dbusType: DBusType { .int32 }
     /// Decodes an `i`.
     public init(dbusValue: DBusValue) throws(DBusError) {
-        guard case .int32(let v) = dbusValue.unwrappingVariant else { throw .mismatch(expected: .int32, got: dbusValue) }
+        guard case .int32(let v) = dbusValue.unwrappingVariant else {
+            throw .mismatch(expected: .int32, got: dbusValue)
+        }
         self = v
     }
     /// An `i`.
@@ -103,7 +107,9 @@ extension Int64: DBusRepresentable {
     public static var dbusType: DBusType { .int64 }
     /// Decodes an `x`.
     public init(dbusValue: DBusValue) throws(DBusError) {
-        guard case .int64(let v) = dbusValue.unwrappingVariant else { throw .mismatch(expected: .int64, got: dbusValue) }
+        guard case .int64(let v) = dbusValue.unwrappingVariant else {
+            throw .mismatch(expected: .int64, got: dbusValue)
+        }
         self = v
     }
     /// An `x`.

@@ -50,6 +50,7 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
+    /// A short, human-readable form.
     public var description: String { signature }
 
     func appendSignature(to out: inout String) {

@@ -42,7 +42,10 @@ public final class FileDescriptor: Sendable, Hashable, CustomStringConvertible {
         if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
+    /// Whether the two are the same.
     public static func == (lhs: FileDescriptor, rhs: FileDescriptor) -> Bool { lhs === rhs }
+    /// Hashes what equality compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    /// A short, human-readable form.
     public var description: String { "fd \(rawValue)" }
 }
