@@ -22,11 +22,13 @@ extension Connection {
         let state = SubscriptionState(id: core.makeID(), rules: rules, continuation: continuation, core: core)
         continuation.onTermination = { _ in state.terminated() }
         let core = self.core
-        let slot = CallSlot<Void>(counters: core.counters)
+        let slot = CallSlot(counters: core.counters)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { waiter in
+            await withUnsafeContinuation { waiter in
                 slot.register(waiter)
-                let accepted = core.enqueue { loop in loop.addSubscription(state) { slot.finish($0) } }
+                let accepted = core.enqueue { loop in
+                    loop.addSubscription(state) { added in slot.finish(added.flatMap { CallSlot.done }) }
+                }
                 if !accepted { slot.finish(.failure(DBusError(.disconnected, message: "the connection is closed"))) }
             }
         } onCancel: {

@@ -100,9 +100,9 @@ public final class Connection: Sendable {
         if Task.isCancelled { throw DBusError(.cancelled, message: "the task was cancelled") }
         let core = self.core
         let id = core.makeID()
-        let slot = CallSlot<DBusMessage>(counters: core.counters)
+        let slot = CallSlot(counters: core.counters)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 slot.register(continuation)
                 let accepted = core.enqueue { loop in
                     loop.startCall(id, message, deadline: deadline, completion: .slot(slot))

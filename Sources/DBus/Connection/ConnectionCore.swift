@@ -5,11 +5,17 @@ import Synchronization
 /// A unit of work for the I/O thread; it receives the loop that owns the libdbus connection.
 typealias IOJob = @Sendable (IOLoop) -> Void
 
+/// A queued ``IOJob``. Wrapped because an array of bare closures stores each behind a
+/// reabstraction thunk, which costs an allocation per job.
+struct QueuedJob: Sendable {
+    let run: IOJob
+}
+
 /// The part of a connection that any thread may touch: the job queue, the wake-up eventfd,
 /// the exported-object table and the counters. Everything libdbus is in ``IOLoop``.
 final class ConnectionCore: Sendable {
     struct Queue: ~Copyable {
-        var jobs: [IOJob] = []
+        var jobs: [QueuedJob] = []
         /// Task jobs for ``ConnectionExecutor``, kept apart so running a task costs no closure.
         var tasks: [UnownedJob] = []
         /// True while the loop is blocked in `poll`; only then does a producer write the eventfd.
@@ -41,7 +47,7 @@ final class ConnectionCore: Sendable {
     /// case the job will never run and the caller must finish whatever it was for.
     @discardableResult
     func enqueue(_ job: @escaping IOJob) -> Bool {
-        push { $0.jobs.append(job) }
+        push { $0.jobs.append(QueuedJob(run: job)) }
     }
 
     /// Queues a task job for the I/O thread (see ``ConnectionExecutor``).
@@ -53,7 +59,7 @@ final class ConnectionCore: Sendable {
     /// so nothing queued after `close()` can wait for a loop that is about to exit.
     func enqueueFinal(_ job: @escaping IOJob) {
         push { queue in
-            queue.jobs.append(job)
+            queue.jobs.append(QueuedJob(run: job))
             queue.closed = true
         }
     }

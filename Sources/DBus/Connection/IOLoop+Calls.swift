@@ -2,7 +2,7 @@ import CDBus
 
 /// How a finished call reports back: to a suspended task, or to code on the I/O thread.
 enum CallCompletion {
-    case slot(CallSlot<DBusMessage>)
+    case slot(CallSlot)
     case onLoop((Result<DBusMessage, DBusError>) -> Void)
 
     func finish(_ result: Result<DBusMessage, DBusError>) {
@@ -14,13 +14,26 @@ enum CallCompletion {
 }
 
 /// A method call the loop has accepted: waiting for a free window slot, or sent.
-struct OutgoingCall {
-    var message: DBusMessage
-    var deadline: UInt64
-    var completion: CallCompletion
+///
+/// A class, so the loop updates it in place instead of copying the message in and out of
+/// ``IOLoop/calls``, and so libdbus's reply callback can carry it straight to the loop.
+final class OutgoingCall {
+    let id: UInt64
+    let message: DBusMessage
+    let deadline: UInt64
+    let completion: CallCompletion
+    unowned let loop: IOLoop
     var pending: OpaquePointer?
     /// The serial libdbus gave the call when sending it.
     var serial: UInt32 = 0
+
+    init(id: UInt64, message: DBusMessage, deadline: UInt64, completion: CallCompletion, loop: IOLoop) {
+        self.id = id
+        self.message = message
+        self.deadline = deadline
+        self.completion = completion
+        self.loop = loop
+    }
 }
 
 /// Calls waiting for a window slot, in arrival order, with their deadlines in a heap so the
@@ -72,58 +85,65 @@ extension IOLoop {
             return
         }
         if case .slot(let slot) = completion, slot.isFinished { return }
-        calls[id] = OutgoingCall(message: message, deadline: deadline, completion: completion)
+        let call = OutgoingCall(id: id, message: message, deadline: deadline, completion: completion, loop: self)
+        calls[id] = call
         if inFlight < core.options.maxCallsInFlight {
-            send(callID: id)
+            send(call)
         } else {
             waitingCalls.append(id, deadline: deadline)
         }
     }
 
-    private func send(callID id: UInt64) {
-        guard let call = calls[id], let connection else { return }
+    private func send(_ call: OutgoingCall) {
+        guard let connection else { return }
         let millis = MonotonicClock.millisecondsUntil(call.deadline)
         if millis <= 0 {
-            finishCall(id, .failure(Self.timeoutError(call.message)))
+            finishCall(call.id, .failure(Self.timeoutError(call.message)))
             return
         }
         let raw: OpaquePointer
         do {
             raw = try MessageEncoder.encode(call.message)
         } catch {
-            finishCall(id, .failure(error))
+            finishCall(call.id, .failure(error))
             return
         }
         defer { dbus_message_unref(raw) }
         var pending: OpaquePointer?
-        let sent = dbus_connection_send_with_reply(connection, raw, &pending, millis) != 0
+        // No libdbus timeout: the loop keeps the deadline itself (see ``expireCalls()``), which
+        // spares libdbus a timeout object and us a watch callback on every send and reply.
+        let sent = dbus_connection_send_with_reply(connection, raw, &pending, cdbus_timeout_infinite) != 0
         guard sent, let pending else {
             let error =
                 sent
                 ? DBusError(.disconnected, message: "the connection is closed")
                 : DBusError(.limitExceeded, message: "out of memory sending a call")
-            finishCall(id, .failure(error))
+            finishCall(call.id, .failure(error))
             return
         }
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        dbus_pending_call_set_notify(pending, pendingCallDone, me, nil)
-        calls[id]?.pending = pending
-        calls[id]?.serial = dbus_message_get_serial(raw)
-        callByPending[Int(bitPattern: UnsafeRawPointer(pending))] = id
+        // The pending call keeps its own reference to the call, dropped when libdbus frees it.
+        let retained = Unmanaged.passRetained(call)
+        guard dbus_pending_call_set_notify(pending, pendingCallDone, retained.toOpaque(), releaseCall) != 0 else {
+            retained.release()
+            dbus_pending_call_cancel(pending)
+            dbus_pending_call_unref(pending)
+            finishCall(call.id, .failure(DBusError(.limitExceeded, message: "out of memory sending a call")))
+            return
+        }
+        call.pending = pending
+        call.serial = dbus_message_get_serial(raw)
         inFlight += 1
+        sentDeadlines.insert(call.deadline, call.id)
     }
 
-    fileprivate func replyArrived(_ pending: OpaquePointer) {
-        let key = Int(bitPattern: UnsafeRawPointer(pending))
-        guard let id = callByPending.removeValue(forKey: key), let call = calls[id] else {
-            dbus_pending_call_unref(pending)
-            return
-        }
-        calls[id]?.pending = nil
+    fileprivate func replyArrived(_ call: OutgoingCall, _ pending: OpaquePointer) {
+        // Cancelled and failed calls have already let go of their pending call.
+        guard call.pending == pending else { return }
+        call.pending = nil
         let reply = dbus_pending_call_steal_reply(pending)
         dbus_pending_call_unref(pending)
-        // A reply without a sender is libdbus's own timeout error: the bus still awaits the
-        // callee's answer and counts the call against our limit of pending replies until then.
+        // A reply without a sender is libdbus's own error (the connection is going away): the bus
+        // may still await the callee's answer and count the call against our limit until then.
         if let reply, dbus_message_get_sender(reply) == nil {
             abandon(call)
         } else {
@@ -136,7 +156,7 @@ extension IOLoop {
         } else {
             result = .failure(DBusError(.disconnected, message: "no reply"))
         }
-        finishCall(id, result)
+        finishCall(call.id, result)
         pumpWaitingCalls()
     }
 
@@ -148,8 +168,8 @@ extension IOLoop {
             return .failure(error)
         }
         guard message.kind == .error, var error = message.error else { return .success(message) }
-        // libdbus reports its own timeout as a NoReply error; tell it apart from a remote NoReply
-        // (a peer that left without answering) by our deadline.
+        // A NoReply at our deadline (the bus's reply timeout racing ours) is a timeout; tell it
+        // apart from a remote NoReply (a peer that left without answering) by our deadline.
         if error.name == DBusError.StandardName.noReply && MonotonicClock.now() + 2_000_000 >= call.deadline {
             return .failure(timeoutError(call.message))
         }
@@ -176,21 +196,28 @@ extension IOLoop {
                 calls[id] = nil
                 continue
             }
-            send(callID: id)
+            send(call)
         }
     }
 
     /// The caller gave up (task cancelled): drop our side of the call.
     func cancelCall(_ id: UInt64) {
-        guard let call = calls.removeValue(forKey: id) else { return }
+        guard let call = calls[id] else { return }
+        giveUp(call, DBusError(.cancelled, message: "the task was cancelled"))
+        pumpWaitingCalls()
+    }
+
+    /// Ends a call before its reply: the caller gets `error`; a sent call keeps its window slot
+    /// until the bus delivers the reply it still awaits.
+    private func giveUp(_ call: OutgoingCall, _ error: DBusError) {
+        calls[call.id] = nil
         if let pending = call.pending {
-            callByPending[Int(bitPattern: UnsafeRawPointer(pending))] = nil
+            call.pending = nil
             dbus_pending_call_cancel(pending)
             dbus_pending_call_unref(pending)
             abandon(call)
         }
-        call.completion.finish(.failure(DBusError(.cancelled, message: "the task was cancelled")))
-        pumpWaitingCalls()
+        call.completion.finish(.failure(error))
     }
 
     /// Keeps the window slot of a sent call we no longer wait for, until its reply arrives.
@@ -206,23 +233,43 @@ extension IOLoop {
         pumpWaitingCalls()
     }
 
-    func expireWaitingCalls() {
-        guard waitingCalls.nearestDeadline != nil else { return }
-        for id in waitingCalls.popExpired(now: MonotonicClock.now()) {
+    /// Times out the calls whose deadline has passed, queued or sent.
+    func expireCalls() {
+        guard waitingCalls.nearestDeadline != nil || sentDeadlines.min != nil else { return }
+        let now = MonotonicClock.now()
+        for id in waitingCalls.popExpired(now: now) {
             guard let call = calls[id], call.pending == nil else { continue }
             finishCall(id, .failure(Self.timeoutError(call.message)))
         }
+        var expiredSent = false
+        // Entries of calls that ended otherwise stay in the heap until due or pruned.
+        while let top = sentDeadlines.min, top.key <= now {
+            sentDeadlines.removeMin()
+            guard let call = calls[top.value], call.pending != nil else { continue }
+            giveUp(call, Self.timeoutError(call.message))
+            expiredSent = true
+        }
+        if expiredSent { pumpWaitingCalls() }
+    }
+
+    /// Drops the deadlines of calls no longer in flight once they outnumber the live ones, so
+    /// calls answered early neither grow the heap without bound nor wake the loop when due.
+    func pruneSentDeadlines() {
+        guard sentDeadlines.count > 4 * calls.count + 64 || (calls.isEmpty && sentDeadlines.count > 0) else { return }
+        sentDeadlines.removeAll()
+        for call in calls.values where call.pending != nil { sentDeadlines.insert(call.deadline, call.id) }
     }
 
     func failAllCalls(with error: DBusError) {
         let all = calls
         calls.removeAll()
-        callByPending.removeAll()
         waitingCalls.removeAll()
+        sentDeadlines.removeAll()
         inFlight = 0
         abandonedSerials.removeAll()
         for call in all.values {
             if let pending = call.pending {
+                call.pending = nil
                 dbus_pending_call_cancel(pending)
                 dbus_pending_call_unref(pending)
             }
@@ -233,5 +280,12 @@ extension IOLoop {
 
 private func pendingCallDone(_ pending: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
     guard let pending, let data else { return }
-    Unmanaged<IOLoop>.fromOpaque(data).takeUnretainedValue().replyArrived(pending)
+    let call = Unmanaged<OutgoingCall>.fromOpaque(data).takeUnretainedValue()
+    // Handling the reply unrefs the pending call, which drops its reference to `call`.
+    withExtendedLifetime(call) { call.loop.replyArrived(call, pending) }
+}
+
+private func releaseCall(_ data: UnsafeMutableRawPointer?) {
+    guard let data else { return }
+    Unmanaged<OutgoingCall>.fromOpaque(data).release()
 }

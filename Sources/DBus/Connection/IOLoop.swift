@@ -22,8 +22,10 @@ final class IOLoop {
 
     // Calls (see IOLoop+Calls.swift).
     var calls: [UInt64: OutgoingCall] = [:]
-    var callByPending: [Int: UInt64] = [:]
     var waitingCalls = CallQueue()
+    /// Deadlines of sent calls (deadline, call ID); entries of finished calls linger until due
+    /// or pruned.
+    var sentDeadlines = MinHeap<UInt64, UInt64>()
     var inFlight = 0
     /// Serials of calls we gave up on (timed out or cancelled) that the bus still counts as
     /// awaiting a reply; each keeps its window slot until that reply reaches the filter.
@@ -32,6 +34,10 @@ final class IOLoop {
     // Signals (see IOLoop+Signals.swift).
     var router = SignalRouter()
     var pendingRuleAdds: [String: [(Result<Void, DBusError>) -> Void]] = [:]
+
+    // Emptied buffers that ``drainJobs()`` swaps with the queue's (see there).
+    private var spareJobs: [QueuedJob] = []
+    private var spareTasks: [UnownedJob] = []
 
     let executor: ConnectionExecutor
 
@@ -111,6 +117,7 @@ final class IOLoop {
             drainJobs()
             dispatchIncoming()
             if stopping { break }
+            pruneSentDeadlines()
             let timeout = nextTimeoutMilliseconds()
             let mayBlock: Bool = core.queue.withLock { queue in
                 if !queue.jobs.isEmpty || !queue.tasks.isEmpty { return false }
@@ -128,7 +135,7 @@ final class IOLoop {
             }
             if ready > 0 { handleReadyFDs() }
             fireExpiredTimeouts()
-            expireWaitingCalls()
+            expireCalls()
         }
         closeQueue()
         drainJobs()
@@ -136,15 +143,17 @@ final class IOLoop {
     }
 
     /// Runs every job queued so far (jobs queued meanwhile run in the next round).
+    ///
+    /// The queue's arrays are swapped with spare ones the loop keeps, not copied out: a copy
+    /// would leave the queue sharing its buffer, so emptying it would allocate on every round.
     func drainJobs() {
-        let (jobs, tasks) = core.queue.withLock { queue -> ([IOJob], [UnownedJob]) in
-            defer {
-                queue.jobs.removeAll(keepingCapacity: true)
-                queue.tasks.removeAll(keepingCapacity: true)
-            }
-            return (queue.jobs, queue.tasks)
+        var jobs = takeSpare(&spareJobs)
+        var tasks = takeSpare(&spareTasks)
+        core.queue.withLock { queue in
+            swap(&queue.jobs, &jobs)
+            swap(&queue.tasks, &tasks)
         }
-        for job in jobs { job(self) }
+        for job in jobs { job.run(self) }
         if !tasks.isEmpty {
             let executor = executor
             for task in tasks {
@@ -152,15 +161,28 @@ final class IOLoop {
                     isolatedTo: executor.asUnownedSerialExecutor(), taskExecutor: executor.asUnownedTaskExecutor())
             }
         }
+        returnSpare(&jobs, to: &spareJobs)
+        returnSpare(&tasks, to: &spareTasks)
     }
 
     /// Runs queued I/O jobs (not tasks) now; used to keep signals ahead of a reply.
     func drainQueuedJobs() {
-        let jobs = core.queue.withLock { queue -> [IOJob] in
-            defer { queue.jobs.removeAll(keepingCapacity: true) }
-            return queue.jobs
-        }
-        for job in jobs { job(self) }
+        var jobs = takeSpare(&spareJobs)
+        core.queue.withLock { swap(&$0.jobs, &jobs) }
+        for job in jobs { job.run(self) }
+        returnSpare(&jobs, to: &spareJobs)
+    }
+
+    /// Moves the spare buffer out, so a job that drains again meanwhile cannot share it.
+    private func takeSpare<Element>(_ spare: inout [Element]) -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &spare)
+        return taken
+    }
+
+    private func returnSpare<Element>(_ used: inout [Element], to spare: inout [Element]) {
+        used.removeAll(keepingCapacity: true)
+        if spare.capacity < used.capacity { swap(&used, &spare) }
     }
 
     private func dispatchIncoming() {
@@ -172,6 +194,7 @@ final class IOLoop {
         var nearest = UInt64.max
         for entry in timeouts.values where entry.deadline < nearest { nearest = entry.deadline }
         if let queued = waitingCalls.nearestDeadline, queued < nearest { nearest = queued }
+        if let sent = sentDeadlines.min?.key, sent < nearest { nearest = sent }
         if nearest == .max { return -1 }
         return MonotonicClock.millisecondsUntil(nearest)
     }

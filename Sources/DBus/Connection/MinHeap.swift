@@ -16,6 +16,11 @@ struct MinHeap<Key: Comparable, Value> {
         }
     }
 
+    /// Empties the heap, keeping its storage for the next entries.
+    mutating func removeAll() {
+        storage.removeAll(keepingCapacity: true)
+    }
+
     mutating func removeMin() {
         guard !storage.isEmpty else { return }
         storage.swapAt(0, storage.count - 1)

@@ -29,7 +29,7 @@ enum MessageEncoder {
         var signatureLength = 0
         for value in message.body {
             try value.validate()
-            signatureLength += value.type.signature.utf8.count
+            signatureLength += signatureBytes(of: value)
         }
         if signatureLength > NameValidation.maximumLength {
             throw DBusError(
@@ -59,6 +59,16 @@ enum MessageEncoder {
         }
     }
 
+    /// Byte arrays and basic values are most bodies; their length needs no ``DBusType``, which
+    /// for `ay` would be a heap box.
+    private static func signatureBytes(of value: DBusValue) -> Int {
+        switch value {
+        case .bytes: 2
+        case .array, .dictionary, .structure: value.type.signature.utf8.count
+        default: 1
+        }
+    }
+
     private static let localName = (path: "/org/freedesktop/DBus/Local", interface: "org.freedesktop.DBus.Local")
 
     private static func makeHeader(_ message: DBusMessage) throws(DBusError) -> OpaquePointer? {
@@ -67,16 +77,25 @@ enum MessageEncoder {
             guard let path = message.path, let member = message.member else {
                 throw DBusError(.invalidValue, message: "a method call needs a path and a member")
             }
-            return dbus_message_new_method_call(
-                message.destination?.rawValue, path.rawValue, message.interface?.rawValue, member.rawValue)
+            return withOptionalCString(message.destination?.rawValue) { destination in
+                withOptionalCString(message.interface?.rawValue) { interface in
+                    path.rawValue.withCString { path in
+                        member.rawValue.withCString { dbus_message_new_method_call(destination, path, interface, $0) }
+                    }
+                }
+            }
         case .signal:
             guard let path = message.path, let interface = message.interface, let member = message.member else {
                 throw DBusError(.invalidValue, message: "a signal needs a path, an interface and a member")
             }
-            let raw = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue)
+            let raw = path.rawValue.withCString { path in
+                interface.rawValue.withCString { interface in
+                    member.rawValue.withCString { dbus_message_new_signal(path, interface, $0) }
+                }
+            }
             // A signal with a destination is unicast; without this it would reach everyone.
             if let raw, let destination = message.destination {
-                dbus_message_set_destination(raw, destination.rawValue)
+                destination.rawValue.withCString { _ = dbus_message_set_destination(raw, $0) }
             }
             return raw
         case .methodReturn:
@@ -96,7 +115,9 @@ enum MessageEncoder {
     private static func setReplyFields(_ raw: OpaquePointer, _ message: DBusMessage) throws(DBusError) -> OpaquePointer
     {
         dbus_message_set_reply_serial(raw, message.replySerial)
-        if let destination = message.destination { dbus_message_set_destination(raw, destination.rawValue) }
+        if let destination = message.destination {
+            destination.rawValue.withCString { _ = dbus_message_set_destination(raw, $0) }
+        }
         dbus_message_set_no_reply(raw, 1)
         return raw
     }
@@ -168,6 +189,15 @@ enum MessageEncoder {
     }
 
     private static var outOfMemory: DBusError { DBusError(.limitExceeded, message: "out of memory appending a value") }
+
+    /// Passing a `String` straight to a C parameter copies it to the heap on every call;
+    /// `withCString` lends the string's own NUL-terminated storage instead.
+    private static func withOptionalCString<Result>(
+        _ string: String?, _ body: (UnsafePointer<CChar>?) -> Result
+    ) -> Result {
+        guard let string else { return body(nil) }
+        return string.withCString(body)
+    }
 
     private static func appendBasic<T>(_ iter: inout DBusMessageIter, _ code: Int32, _ value: T) -> Bool {
         var copy = value

@@ -6,7 +6,11 @@ import Foundation
 /// one spelling per value keeps equality meaningful and the common BLE payload fast.
 /// Arrays and dictionaries carry their element types so that empty containers still have a
 /// signature.
-public indirect enum DBusValue: Sendable, Hashable {
+///
+/// Only ``variant(_:)`` is boxed: the other cases hold their payload inline (containers keep
+/// their elements in arrays already), so making a value, such as a call's ``bytes(_:)``
+/// argument, costs no heap allocation of its own.
+public enum DBusValue: Sendable, Hashable {
     /// `y`
     case byte(UInt8)
     /// `b`
@@ -42,7 +46,7 @@ public indirect enum DBusValue: Sendable, Hashable {
     /// `(…)`: one or more fields.
     case structure([DBusValue])
     /// `v`
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
 
     /// The type of this value.
     public var type: DBusType {

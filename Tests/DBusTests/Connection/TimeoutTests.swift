@@ -47,6 +47,23 @@ import Testing
         }
     }
 
+    /// The loop keeps sent calls' deadlines itself and drops those of answered calls in bulk once
+    /// they pile up; a call in flight across many such clean-ups must still time out.
+    @Test func deadlinesSurviveTheCleanUpOfAnsweredCalls() async throws {
+        try await withServiceAndClient { _, connection, client in
+            let service = try SlowService(connection)
+            defer { service.gate.open() }
+            let slow = Task { try await service.callSlow(from: client, timeout: .seconds(5)) }
+            _ = try #require(await service.received.waitFor(1))
+            // Answered calls, each with a long deadline, far more than the clean-up threshold.
+            for value in Int32(0)..<1_500 { #expect(try await service.echo(value, from: client) == value) }
+            let error = await expectDBusError { try await within("the slow call") { try await slow.value } }
+            #expect(error?.code == .timeout)
+            #expect(try await service.echo(1, from: client) == 1)
+            #expect(client.counters.outstanding == 0)
+        }
+    }
+
     /// Calls `Slow` `count` times at once with a short deadline; all must time out.
     private func timeOut(_ count: Int, on service: SlowService, from client: Connection) async {
         let codes = await withTaskGroup(of: DBusError.Code?.self) { group in
