@@ -41,12 +41,8 @@ public actor Central {
     public init(bus: Bus = .system, adapter: String? = nil, options: CentralOptions = CentralOptions())
         async throws(BLEError)
     {
-        let session = try await BlueZSession.open(bus: bus, logger: options.logger, callTimeout: options.callTimeout)
-        let name = adapter ?? Self.firstAdapter(in: session.tree) ?? "hci0"
-        guard let path = try? BlueZPath.adapter(named: name) else {
-            session.close()
-            throw BLEError(.invalidArguments, message: "\"\(name)\" is not an adapter name like hci0")
-        }
+        let (session, name, path) = try await BlueZSession.open(
+            bus: bus, adapter: adapter, logger: options.logger, callTimeout: options.callTimeout)
         self.session = session
         self.options = options
         self.adapterName = name
@@ -137,10 +133,6 @@ public actor Central {
         guard status.present else { return status.everSeen ? .resetting : .unknown }
         guard let properties = try? session.tree.adapter(at: adapter) else { return .unsupported }
         return properties.powered ? .poweredOn : .poweredOff
-    }
-
-    static func firstAdapter(in tree: BlueZObjectTree) -> String? {
-        tree.adapterPaths().sorted().first.map { String($0.elements.last ?? "hci0") }
     }
 
     // MARK: Adapters

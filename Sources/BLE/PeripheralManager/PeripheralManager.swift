@@ -86,12 +86,8 @@ public actor PeripheralManager {
     public init(bus: Bus = .system, adapter: String? = nil, options: PeripheralManagerOptions = .init())
         async throws(BLEError)
     {
-        let session = try await BlueZSession.open(bus: bus, logger: options.logger, callTimeout: options.callTimeout)
-        let name = adapter ?? Central.firstAdapter(in: session.tree) ?? "hci0"
-        guard let path = try? BlueZPath.adapter(named: name) else {
-            session.close()
-            throw BLEError(.invalidArguments, message: "\"\(name)\" is not an adapter name like hci0")
-        }
+        let (session, name, path) = try await BlueZSession.open(
+            bus: bus, adapter: adapter, logger: options.logger, callTimeout: options.callTimeout)
         self.session = session
         self.options = options
         self.adapterName = name

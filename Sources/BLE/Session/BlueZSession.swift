@@ -40,6 +40,20 @@ final class BlueZSession: Sendable {
 
     /// Connects to the bus, subscribes to BlueZ's signals, reads the tree, and starts
     /// following bluetoothd.
+    /// Opens a session and resolves `adapter` (the first adapter bluetoothd has when nil, else
+    /// `hci0`), for the managers that follow one adapter.
+    static func open(
+        bus: Bus, adapter: String?, logger: BLELogger, callTimeout: Duration
+    ) async throws(BLEError) -> (session: BlueZSession, name: String, path: ObjectPath) {
+        let session = try await open(bus: bus, logger: logger, callTimeout: callTimeout)
+        let name = adapter ?? session.tree.adapterPaths().sorted().first?.elements.last.map(String.init) ?? "hci0"
+        guard let path = try? BlueZPath.adapter(named: name) else {
+            session.close()
+            throw BLEError(.invalidArguments, message: "\"\(name)\" is not an adapter name like hci0")
+        }
+        return (session, name, path)
+    }
+
     static func open(bus: Bus, logger: BLELogger, callTimeout: Duration) async throws(BLEError) -> BlueZSession {
         let connection: Connection
         do {

@@ -62,17 +62,8 @@ extension Daemon {
                 return
             }
             let generation = device.linkGeneration
-            var delay = Duration.zero
-            switch state.takeFault(.read, address: device.address.description, characteristic: target.uuid) {
-            case .fail(let name, let message)?: return reply.fail(Self.error(name, message))
-            case .attError(let code)?: return reply.fail(ATTErrorMapping.clientError(forATTError: code))
-            case .noReply?: return hold(reply)
-            case .dropLink?:
-                linkDown(&state, target.device, reason: .timeout)
-                return reply.fail(Self.linkLost)
-            case .delay(let extra)?: delay = extra
-            case nil: break
-            }
+            let fault = state.takeFault(.read, address: device.address.description, characteristic: target.uuid)
+            guard let delay = applyGattFault(fault, reply, &state, device: target.device) else { return }
             if !target.isDescriptor, let definition = characteristicDefinition(record, target.key) {
                 // bluetoothd sends the read whatever the Flags say; the peer refuses it.
                 guard definition.flags.contains("read") else {
@@ -207,6 +198,25 @@ extension Daemon {
     }
 
     /// A reply kept unanswered on purpose (fault `noReply`): the client's timeout must fire.
+    /// Acts on the fault outcomes GATT requests share: an error reply, an ATT error, no reply
+    /// and a dropped link answer the request here (nil); a delay, or no fault, is returned for
+    /// the request to go on after.
+    func applyGattFault(
+        _ fault: SimulatedFault.Action?, _ reply: MethodReply, _ state: inout SimState, device: ObjectPath
+    ) -> Duration? {
+        switch fault {
+        case .fail(let name, let message)?: reply.fail(Self.error(name, message))
+        case .attError(let code)?: reply.fail(ATTErrorMapping.clientError(forATTError: code))
+        case .noReply?: hold(reply)
+        case .dropLink?:
+            linkDown(&state, device, reason: .timeout)
+            reply.fail(Self.linkLost)
+        case .delay(let delay)?: return delay
+        case nil: return .zero
+        }
+        return nil
+    }
+
     func hold(_ reply: MethodReply) {
         let task = Task {
             // Keeps the reply alive (unanswered) until the daemon stops.
@@ -272,17 +282,8 @@ extension Daemon {
                 return reply.fail(Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidLength))
             }
             let generation = device.linkGeneration
-            var delay = Duration.zero
-            switch state.takeFault(.write, address: device.address.description, characteristic: target.uuid) {
-            case .fail(let name, let message)?: return reply.fail(Self.error(name, message))
-            case .attError(let code)?: return reply.fail(ATTErrorMapping.clientError(forATTError: code))
-            case .noReply?: return hold(reply)
-            case .dropLink?:
-                linkDown(&state, target.device, reason: .timeout)
-                return reply.fail(Self.linkLost)
-            case .delay(let extra)?: delay = extra
-            case nil: break
-            }
+            let fault = state.takeFault(.write, address: device.address.description, characteristic: target.uuid)
+            guard let delay = applyGattFault(fault, reply, &state, device: target.device) else { return }
             // bluetoothd sends an explicit type without looking at the Flags; the peripheral
             // refuses a request to an attribute it does not let anyone write (ATT 0x03) and
             // drops such a command silently, as it drops a command on a link without the

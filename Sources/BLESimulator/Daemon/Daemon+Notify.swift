@@ -36,24 +36,16 @@ extension Daemon {
                 device.connected
                 ? state.takeFault(.startNotify, address: device.address.description, characteristic: target.uuid)
                 : nil
-            switch fault {
-            case .fail(let name, let message)?: return reply.fail(Self.error(name, message))
-            case .attError(let code)?: return reply.fail(ATTErrorMapping.clientError(forATTError: code))
-            case .noReply?: return hold(reply)
-            case .dropLink?:
-                linkDown(&state, target.device, reason: .timeout)
-                return reply.fail(Self.linkLost)
-            case .delay(let delay)?:
-                state.devices[target.device]?.notifyPending[target.path, default: []].insert(sender)
-                let generation = device.linkGeneration
-                return schedule(&state, after: delay) { daemon, state in
-                    state.devices[target.device]?.notifyPending[target.path]?.remove(sender)
-                    guard state.devices[target.device]?.linkGeneration == generation else {
-                        return reply.fail(Self.linkLost)
-                    }
-                    daemon.addNotifySession(&state, reply, target, sender)
+            guard let delay = applyGattFault(fault, reply, &state, device: target.device) else { return }
+            guard delay > .zero else { return addNotifySession(&state, reply, target, sender) }
+            state.devices[target.device]?.notifyPending[target.path, default: []].insert(sender)
+            let generation = device.linkGeneration
+            return schedule(&state, after: delay) { daemon, state in
+                state.devices[target.device]?.notifyPending[target.path]?.remove(sender)
+                guard state.devices[target.device]?.linkGeneration == generation else {
+                    return reply.fail(Self.linkLost)
                 }
-            case nil: addNotifySession(&state, reply, target, sender)
+                daemon.addNotifySession(&state, reply, target, sender)
             }
         }
     }

@@ -9,10 +9,7 @@ extension Daemon {
     /// advertisement at once, then reads the object with `Properties.GetAll` and answers after
     /// parsing it (bluez-dbus-api.md §6.1).
     func registerAdvertisement(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
-        guard let sender = call.sender, call.body.count == 2, case .objectPath(let path) = call.body[0],
-            case .dictionary(.string, .variant, _) = call.body[1]
-        else { return reply.fail(Self.invalidArguments) }
-        let key = RegistrationKey(adapter: index, owner: sender, path: path)
+        guard let key = Self.registrationKey(call, adapter: index) else { return reply.fail(Self.invalidArguments) }
         let accepted = core.state.withLock { state -> Bool in
             guard isCurrent(state) else { return false }
             state.server.adopt(generation: generation)

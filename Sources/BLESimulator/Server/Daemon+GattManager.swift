@@ -6,16 +6,22 @@ extension Daemon {
     static let alreadyExists = error(BlueZErrorName.alreadyExists, BlueZErrorMessage.alreadyExists)
     static let doesNotExist = error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist)
 
+    /// The caller and object of a `Register…(o, a{sv})` call on adapter `index`, or nil when
+    /// the arguments are not that.
+    static func registrationKey(_ call: DBusMessage, adapter index: Int) -> RegistrationKey? {
+        guard let sender = call.sender, call.body.count == 2, case .objectPath(let path) = call.body[0],
+            case .dictionary(.string, .variant, _) = call.body[1]
+        else { return nil }
+        return RegistrationKey(adapter: index, owner: sender, path: path)
+    }
+
     // MARK: RegisterApplication
 
     /// `GattManager1.RegisterApplication(o, a{sv})`: refuses duplicates at once, then reads
     /// the application's objects with `GetManagedObjects` and answers only after that
     /// (bluez-dbus-api.md §5.1), so the caller must keep dispatching while it waits.
     func registerApplication(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
-        guard let sender = call.sender, call.body.count == 2, case .objectPath(let path) = call.body[0],
-            case .dictionary(.string, .variant, _) = call.body[1]
-        else { return reply.fail(Self.invalidArguments) }
-        let key = RegistrationKey(adapter: index, owner: sender, path: path)
+        guard let key = Self.registrationKey(call, adapter: index) else { return reply.fail(Self.invalidArguments) }
         let accepted = core.state.withLock { state -> Bool in
             guard isCurrent(state) else { return false }
             state.server.adopt(generation: generation)
