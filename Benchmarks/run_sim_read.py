@@ -2,11 +2,16 @@
 """run_sim_read.py - server CPU of a GATT ReadValue served by ble-sim, against the libdbus floor.
 
 On one private dbus-daemon with the system bus's limits (the same as run_dbus_calls.py), each
-round runs:
+round runs, interleaved:
 
-    A = floor   the C Echo server answering `dbus_floor seq 20 N WARMUP` (one call, one reply)
+    E = echo    the C Echo server answering `dbus_floor seq 20 N WARMUP` (one call, one reply)
+    F = read    the same C server answering `dbus_floor read N WARMUP`: a ReadValue(a{sv}) served
+                as bluetoothd 5.66 serves it on D-Bus (options parsed, value cached, then
+                PropertiesChanged(Value) and the reply, the shapes gdbus sends)
     B = sim     `ble-sim --bus ADDRESS --scenario FILE` answering `ble-bench sim-read N WARMUP`
                 (discovery, Connect, then ReadValue calls: a PropertiesChanged(Value) and a reply each)
+
+The goal compares B with F, the floor doing the same work; E is kept for reference.
 
 Server CPU per call is the server process's utime + stime (/proc/PID/stat) over the client run,
 divided by N + warm-up. ble-sim is started fresh each round, after which its start-up CPU is
@@ -18,10 +23,12 @@ Usage, from the package root (or `make bench-sim`):
     swift build -c release --product ble-sim --product ble-bench
     python3 Benchmarks/run_sim_read.py --floor .build/bench/dbus_floor --bin .build/release [--rounds 5]
 
-Prints one Markdown table (min / median / max over rounds) and the B/A ratio of the medians.
+Prints one Markdown table (min / median / max over rounds) and the ratios of the medians; with
+--json FILE also writes the per-round figures.
 """
 
 import argparse
+import json
 import os
 import signal
 import statistics
@@ -37,13 +44,17 @@ from run_dbus_calls import (  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def floor_round(bus, floor, n, warmup):
-    """Server CPU µs per call of the C Echo server."""
+def floor_round(bus, floor, mode, n, warmup):
+    """Server CPU µs per call of the C server: `echo` (Echo of 20 bytes) or `read` (ReadValue)."""
     before = cpu_seconds(bus.server.pid)
-    proc = run_in_own_group([floor, "seq", "20", str(n), str(warmup)], bus.env, 300)
+    if mode == "echo":
+        args, case = ["seq", "20", str(n), str(warmup)], Case("seq", 20)
+    else:
+        args, case = ["read", str(n), str(warmup)], Case("read", 1)
+    proc = run_in_own_group([floor, *args], bus.env, 300)
     if proc.returncode != 0:
         raise BenchError(f"floor client failed: {proc.stderr.strip()[-300:]}")
-    result = parse_client_output(proc.stdout, Case("seq", 20), n)
+    result = parse_client_output(proc.stdout, case, n)
     return (cpu_seconds(bus.server.pid) - before) * 1e6 / (n + warmup), result
 
 
@@ -82,25 +93,38 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("-n", type=int, default=5000)
     parser.add_argument("--warmup", type=int, default=500)
+    parser.add_argument("--json", help="also write the per-round figures to this file")
     args = parser.parse_args(argv)
     floor, bin_dir = str(Path(args.floor).resolve()), Path(args.bin).resolve()
-    rows = {"floor_cpu": [], "sim_cpu": [], "floor_p50": [], "sim_p50": []}
+    rows = {key: [] for key in ("echo_cpu", "read_cpu", "sim_cpu", "echo_p50", "read_p50", "sim_p50")}
     with PrivateBus(floor) as bus:
         for round_index in range(args.rounds):
-            cpu, result = floor_round(bus, floor, args.n, args.warmup)
-            rows["floor_cpu"].append(cpu)
-            rows["floor_p50"].append(result["p50_us"])
-            cpu, result = sim_round(bus, bin_dir, args.scenario, args.n, args.warmup)
-            rows["sim_cpu"].append(cpu)
-            rows["sim_p50"].append(result["p50_us"])
-            log(f"round {round_index + 1}: floor {rows['floor_cpu'][-1]:.1f} µs, sim {rows['sim_cpu'][-1]:.1f} µs")
-    ratio = statistics.median(rows["sim_cpu"]) / statistics.median(rows["floor_cpu"])
-    print("| metric | A floor (C Echo) | B ble-sim ReadValue |")
-    print("|---|---|---|")
-    print(f"| server CPU µs/call | {spread(rows['floor_cpu'])} | {spread(rows['sim_cpu'])} |")
-    print(f"| client p50 µs | {spread(rows['floor_p50'])} | {spread(rows['sim_p50'])} |")
-    print(f"\nB/A server CPU (medians): {ratio:.2f}× (goal ≤ 1.2×); N {args.n}, warm-up {args.warmup}, "
+            # The order rotates, so no side always runs first after a pause.
+            steps = ["echo", "read", "sim"]
+            steps = steps[round_index % 3:] + steps[:round_index % 3]
+            for step in steps:
+                if step == "sim":
+                    cpu, result = sim_round(bus, bin_dir, args.scenario, args.n, args.warmup)
+                else:
+                    cpu, result = floor_round(bus, floor, step, args.n, args.warmup)
+                rows[f"{step}_cpu"].append(cpu)
+                rows[f"{step}_p50"].append(result["p50_us"])
+            log(f"round {round_index + 1}: echo {rows['echo_cpu'][-1]:.1f} µs, read {rows['read_cpu'][-1]:.1f} µs, "
+                f"sim {rows['sim_cpu'][-1]:.1f} µs")
+    median = {key: statistics.median(values) for key, values in rows.items()}
+    print("| metric | E floor (C Echo) | F floor (C ReadValue, as bluetoothd) | B ble-sim ReadValue |")
+    print("|---|---|---|---|")
+    print(f"| server CPU µs/call | {spread(rows['echo_cpu'])} | {spread(rows['read_cpu'])} | {spread(rows['sim_cpu'])} |")
+    print(f"| client p50 µs | {spread(rows['echo_p50'])} | {spread(rows['read_p50'])} | {spread(rows['sim_p50'])} |")
+    print(f"\nB/F server CPU (medians): {median['sim_cpu'] / median['read_cpu']:.2f}× (goal ≤ 1.2×); "
+          f"B/E: {median['sim_cpu'] / median['echo_cpu']:.2f}×; N {args.n}, warm-up {args.warmup}, "
           f"{args.rounds} rounds, {os.cpu_count()} CPUs")
+    if args.json:
+        summary = {"n": args.n, "warmup": args.warmup, "rounds": args.rounds, "cpus": os.cpu_count(),
+                   "per_round": rows, "median": median,
+                   "ratio_sim_to_read_floor": median["sim_cpu"] / median["read_cpu"],
+                   "ratio_sim_to_echo_floor": median["sim_cpu"] / median["echo_cpu"]}
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
     return 0
 
 

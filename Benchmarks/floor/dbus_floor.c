@@ -12,6 +12,14 @@
  *       org.swiftble.Bench1:
  *         Echo(ay) -> ay    returns the bytes it was given
  *         Quit()            replies, then the server exits 0
+ *       and, on CHAR_PATH, interface org.bluez.GattCharacteristic1:
+ *         ReadValue(a{sv}) -> ay   what bluetoothd 5.66 does on the D-Bus side of a read
+ *                                  (src/gatt-client.c characteristic_read_value, chrc_read_cb,
+ *                                  write_characteristic_cb, read_op_cb): parses the options,
+ *                                  stores the value in its cache, emits PropertiesChanged(Value)
+ *                                  (gdbus, flushed at once), then replies from the cache.
+ *                                  The ATT exchange with the peer is not modelled (nor is it
+ *                                  in ble-sim), so this is a floor for bluetoothd's D-Bus work.
  *       Prints "ready" on stdout once the name is owned.
  *
  *   dbus_floor seq SIZE N WARMUP
@@ -21,11 +29,14 @@
  *       WARMUP, then N Echo calls of SIZE bytes with up to WINDOW in flight
  *       (pending-call notify callbacks, one read/write/dispatch loop).
  *
+ *   dbus_floor read N WARMUP
+ *       WARMUP, then N sequential ReadValue calls (empty options) on CHAR_PATH.
+ *
  *   dbus_floor quit
  *       Calls Quit() on the server (used by the runner to stop it).
  *
  * A client prints exactly one JSON line on stdout:
- *   {"impl":"c-floor","mode":"seq"|"pipe","size":S,"n":N,"window":W,"wall_s":...,
+ *   {"impl":"c-floor","mode":"seq"|"pipe"|"read","size":S,"n":N,"window":W,"wall_s":...,
  *    "calls_per_s":...,"p50_us":...,"p90_us":...,"p99_us":...,"max_us":...,
  *    "cpu_us_per_call":...}
  * window is 1 for seq. Latency of a call runs from just before the message is
@@ -47,12 +58,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 
 #define BENCH_NAME "org.swiftble.Bench"
 #define BENCH_PATH "/org/swiftble/Bench"
 #define BENCH_IFACE "org.swiftble.Bench1"
+
+/* A characteristic path of the length bluetoothd gives one, and the 1-byte value of Body Sensor
+ * Location (2A38) in Scenarios/heart-rate-monitor.json, which ble-bench sim-read reads. */
+#define CHAR_PATH "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0009/char000e"
+#define CHAR_IFACE "org.bluez.GattCharacteristic1"
+#define PROPERTIES_IFACE "org.freedesktop.DBus.Properties"
+static const unsigned char peer_value[] = {0x01};
 
 /* libdbus's default call timeout (25 s), as a real client would use. */
 #define CALL_TIMEOUT_MS DBUS_TIMEOUT_USE_DEFAULT
@@ -171,6 +190,105 @@ static DBusHandlerResult handle_quit(DBusConnection *conn, DBusMessage *call)
     return DBUS_HANDLER_RESULT_HANDLED;
 }
 
+/* bluetoothd's attribute cache of the characteristic (gatt_db_attribute value). */
+static struct {
+    unsigned char *bytes;
+    size_t len;
+} cache;
+
+/* parse_options in src/gatt-client.c: keys compared case-insensitively, offset must be q. */
+static int parse_read_options(DBusMessage *call, uint16_t *offset)
+{
+    DBusMessageIter args, dict;
+    if (!dbus_message_iter_init(call, &args) || dbus_message_iter_get_arg_type(&args) != DBUS_TYPE_ARRAY)
+        return -1;
+    dbus_message_iter_recurse(&args, &dict);
+    while (dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY) {
+        DBusMessageIter entry, value;
+        const char *key;
+        dbus_message_iter_recurse(&dict, &entry);
+        dbus_message_iter_get_basic(&entry, &key);
+        dbus_message_iter_next(&entry);
+        dbus_message_iter_recurse(&entry, &value);
+        if (strcasecmp(key, "offset") == 0) {
+            if (dbus_message_iter_get_arg_type(&value) != DBUS_TYPE_UINT16)
+                return -1;
+            dbus_message_iter_get_basic(&value, offset);
+        }
+        dbus_message_iter_next(&dict);
+    }
+    return 0;
+}
+
+/* gatt_db_attribute_reset + gatt_db_attribute_write of the peer's answer. */
+static void cache_store(const unsigned char *bytes, size_t len)
+{
+    free(cache.bytes);
+    cache.bytes = xmalloc(len);
+    memcpy(cache.bytes, bytes, len);
+    cache.len = len;
+}
+
+static void append_cached_value(DBusMessageIter *iter)
+{
+    DBusMessageIter array;
+    const unsigned char *bytes = cache.bytes;
+    if (!dbus_message_iter_open_container(iter, DBUS_TYPE_ARRAY, "y", &array) ||
+        !dbus_message_iter_append_fixed_array(&array, DBUS_TYPE_BYTE, &bytes, (int)cache.len) ||
+        !dbus_message_iter_close_container(iter, &array))
+        fail("out of memory");
+}
+
+/* gdbus process_properties_from_interface: PropertiesChanged(s iface, a{sv} {Value}, as []). */
+static void emit_value_changed(DBusConnection *conn)
+{
+    DBusMessage *signal = dbus_message_new_signal(CHAR_PATH, PROPERTIES_IFACE, "PropertiesChanged");
+    DBusMessageIter iter, dict, entry, variant, invalidated;
+    const char *iface = CHAR_IFACE, *name = "Value";
+    if (!signal)
+        fail("out of memory");
+    dbus_message_iter_init_append(signal, &iter);
+    if (!dbus_message_iter_append_basic(&iter, DBUS_TYPE_STRING, &iface) ||
+        !dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "{sv}", &dict) ||
+        !dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &entry) ||
+        !dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &name) ||
+        !dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "ay", &variant))
+        fail("out of memory");
+    append_cached_value(&variant);
+    if (!dbus_message_iter_close_container(&entry, &variant) || !dbus_message_iter_close_container(&dict, &entry) ||
+        !dbus_message_iter_close_container(&iter, &dict) ||
+        !dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "s", &invalidated) ||
+        !dbus_message_iter_close_container(&iter, &invalidated))
+        fail("out of memory");
+    if (!dbus_connection_send(conn, signal, NULL))
+        fail("out of memory");
+    dbus_message_unref(signal);
+}
+
+static DBusHandlerResult handle_read_value(DBusConnection *conn, DBusMessage *call)
+{
+    uint16_t offset = 0;
+    if (!dbus_message_has_signature(call, "a{sv}") || parse_read_options(call, &offset) != 0 || offset != 0)
+        return send_reply(conn, dbus_message_new_error(call, "org.bluez.Error.InvalidArguments", "Invalid arguments"));
+    cache_store(peer_value, sizeof peer_value);
+    emit_value_changed(conn);
+    DBusMessage *reply = dbus_message_new_method_return(call);
+    if (!reply)
+        fail("out of memory");
+    DBusMessageIter iter;
+    dbus_message_iter_init_append(reply, &iter);
+    append_cached_value(&iter);
+    return send_reply(conn, reply);
+}
+
+static DBusHandlerResult char_object(DBusConnection *conn, DBusMessage *msg, void *user_data)
+{
+    (void)user_data;
+    if (dbus_message_is_method_call(msg, CHAR_IFACE, "ReadValue"))
+        return handle_read_value(conn, msg);
+    return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+}
+
 static DBusHandlerResult bench_object(DBusConnection *conn, DBusMessage *msg, void *user_data)
 {
     (void)user_data;
@@ -184,8 +302,10 @@ static DBusHandlerResult bench_object(DBusConnection *conn, DBusMessage *msg, vo
 static int run_server(void)
 {
     static const DBusObjectPathVTable vtable = {.message_function = bench_object};
+    static const DBusObjectPathVTable char_vtable = {.message_function = char_object};
     DBusConnection *conn = bus_connect();
-    if (!dbus_connection_register_object_path(conn, BENCH_PATH, &vtable, NULL))
+    if (!dbus_connection_register_object_path(conn, BENCH_PATH, &vtable, NULL) ||
+        !dbus_connection_register_object_path(conn, CHAR_PATH, &char_vtable, NULL))
         fail("out of memory");
 
     DBusError err;
@@ -401,6 +521,55 @@ static int run_pipe(uint32_t size, uint32_t n, uint32_t window, uint32_t warmup)
     return 0;
 }
 
+/* ------------------------------------------------------------ client: read */
+
+/* One blocking ReadValue with empty options; returns its latency in ns. */
+static uint64_t read_blocking(DBusConnection *conn)
+{
+    DBusError err;
+    dbus_error_init(&err);
+    DBusMessage *call = dbus_message_new_method_call(BENCH_NAME, CHAR_PATH, CHAR_IFACE, "ReadValue");
+    DBusMessageIter iter, dict;
+    if (!call)
+        fail("out of memory");
+    dbus_message_iter_init_append(call, &iter);
+    if (!dbus_message_iter_open_container(&iter, DBUS_TYPE_ARRAY, "{sv}", &dict) ||
+        !dbus_message_iter_close_container(&iter, &dict))
+        fail("out of memory");
+
+    uint64_t start = mono_ns();
+    DBusMessage *reply = dbus_connection_send_with_reply_and_block(conn, call, CALL_TIMEOUT_MS, &err);
+    uint64_t end = mono_ns();
+
+    dbus_message_unref(call);
+    if (!reply)
+        fail_dbus("ReadValue", &err);
+    const unsigned char *bytes;
+    int len = -1;
+    if (!get_byte_array(reply, &bytes, &len) || (size_t)len != sizeof peer_value)
+        fail("ReadValue: unexpected reply");
+    dbus_message_unref(reply);
+    return end - start;
+}
+
+static int run_read(uint32_t n, uint32_t warmup)
+{
+    DBusConnection *conn = bus_connect();
+    struct measurement m = {.mode = "read", .size = sizeof peer_value, .n = n, .window = 1,
+                            .latency_ns = xmalloc(sizeof(uint64_t) * n)};
+    for (uint32_t i = 0; i < warmup; i++)
+        read_blocking(conn);
+    uint64_t cpu0 = cpu_ns(), wall0 = mono_ns();
+    for (uint32_t i = 0; i < n; i++)
+        m.latency_ns[i] = read_blocking(conn);
+    m.wall_ns = mono_ns() - wall0;
+    m.cpu_ns = cpu_ns() - cpu0;
+    print_result(&m);
+    bus_disconnect(conn);
+    free(m.latency_ns);
+    return 0;
+}
+
 /* ------------------------------------------------------------ client: quit */
 
 static int run_quit(void)
@@ -427,6 +596,7 @@ static int usage(void)
     fputs("usage: dbus_floor server\n"
           "       dbus_floor seq SIZE N WARMUP\n"
           "       dbus_floor pipe SIZE N WINDOW WARMUP\n"
+          "       dbus_floor read N WARMUP\n"
           "       dbus_floor quit\n"
           "The bus address is taken from $DBUS_SYSTEM_BUS_ADDRESS.\n",
           stderr);
@@ -466,5 +636,9 @@ int main(int argc, char **argv)
         parse_u32(argv[4], 1, UINT32_MAX, &window) &&
         parse_u32(argv[5], 0, UINT32_MAX, &warmup))
         return run_pipe(size, n, window, warmup);
+    if (strcmp(mode, "read") == 0 && argc == 4 &&
+        parse_u32(argv[2], 1, UINT32_MAX, &n) &&
+        parse_u32(argv[3], 0, UINT32_MAX, &warmup))
+        return run_read(n, warmup);
     return usage();
 }
