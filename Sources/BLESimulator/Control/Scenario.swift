@@ -27,12 +27,44 @@ public struct Scenario: Sendable, Hashable, Codable {
         public var temporaryTimeoutMs: Int?
         /// ``SimulatorOptions/scanTick``
         public var scanTickMs: Int?
+        /// ``SimulatorOptions/indicationConfirmDelay``
+        public var indicationConfirmMs: Int?
+
+        private enum CodingKeys: String, CodingKey {
+            case connectDelayMs, resolveDelayMs, disconnectDelayMs, connectTimeoutMs, temporaryTimeoutMs, scanTickMs
+            case indicationConfirmMs
+        }
+
+        /// Decodes the timing; an unknown key is an error.
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            connectDelayMs = try c.decodeIfPresent(Int.self, forKey: .connectDelayMs)
+            resolveDelayMs = try c.decodeIfPresent(Int.self, forKey: .resolveDelayMs)
+            disconnectDelayMs = try c.decodeIfPresent(Int.self, forKey: .disconnectDelayMs)
+            connectTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .connectTimeoutMs)
+            temporaryTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .temporaryTimeoutMs)
+            scanTickMs = try c.decodeIfPresent(Int.self, forKey: .scanTickMs)
+            indicationConfirmMs = try c.decodeIfPresent(Int.self, forKey: .indicationConfirmMs)
+        }
     }
 
     /// Creates a scenario.
     public init(profile: String? = nil, peripherals: [VirtualPeripheral]) {
         self.profile = profile
         self.peripherals = peripherals
+    }
+
+    private enum CodingKeys: String, CodingKey { case profile, adapters, timing, peripherals }
+
+    /// Decodes a scenario; an unknown key, at any depth, is an error naming it and its path.
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        profile = try c.decodeIfPresent(String.self, forKey: .profile)
+        adapters = try c.decodeIfPresent([String].self, forKey: .adapters)
+        timing = try c.decodeIfPresent(Timing.self, forKey: .timing)
+        peripherals = try c.decode([VirtualPeripheral].self, forKey: .peripherals)
     }
 
     /// Reads a scenario file.
@@ -58,6 +90,7 @@ public struct Scenario: Sendable, Hashable, Codable {
             if let ms = timing.connectTimeoutMs { options.connectTimeout = .milliseconds(ms) }
             if let ms = timing.temporaryTimeoutMs { options.temporaryTimeout = .milliseconds(ms) }
             if let ms = timing.scanTickMs { options.scanTick = .milliseconds(max(1, ms)) }
+            if let ms = timing.indicationConfirmMs { options.indicationConfirmDelay = .milliseconds(max(0, ms)) }
         }
         return options
     }
@@ -67,11 +100,14 @@ public struct Scenario: Sendable, Hashable, Codable {
 public enum ScenarioError: Error, Sendable, CustomStringConvertible {
     /// The profile is neither 5.66 nor 5.87.
     case unknownProfile(String)
+    /// An object has a key the schema does not know (a typo, most likely); `path` is where.
+    case unknownKey(String, path: String)
 
     /// What is wrong, in one line.
     public var description: String {
         switch self {
         case .unknownProfile(let name): "unknown BlueZ profile \"\(name)\" (use 5.66 or 5.87)"
+        case .unknownKey(let key, let path): "unknown key \"\(key)\" in \(path) (see Scenarios/README.md)"
         }
     }
 }

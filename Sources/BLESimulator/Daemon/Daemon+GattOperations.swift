@@ -47,33 +47,37 @@ extension Daemon {
             guard isCurrent(state) else { return }
             let options: GattOptions
             do throws(DBusError) { options = try GattOptions(call.body.first) } catch { return reply.fail(error) }
-            let device: DeviceState
-            let record: PeripheralRecord
-            switch connectedDevice(state, target) {
-            case .failure(let error): return reply.fail(error)
-            case .success(let found): (device, record) = found
-            }
+            // Fields are read in place (index lookups): copying a DeviceState or PeripheralRecord
+            // retains every container it holds, and reads are the hottest path there is.
+            guard let index = state.devices.index(forKey: target.device), state.devices.values[index].connected,
+                state.devices.values[index].gatt != nil,
+                let recordIndex = state.peripherals.index(forKey: state.devices.values[index].address)
+            else { return reply.fail(Self.notConnected) }
             // One read per attribute: the same offset shares its result, another is refused.
-            if let pending = device.readsInFlight[target.path] {
-                guard pending.offset == options.offset else {
+            if let pendingOffset = state.devices.values[index].readsInFlight[target.path]?.offset {
+                guard pendingOffset == options.offset else {
                     return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
                 }
-                state.devices[target.device]?.readsInFlight[target.path]?.replies.append(reply)
+                state.devices.values[index].readsInFlight[target.path]?.replies.append(reply)
                 return
             }
-            let generation = device.linkGeneration
-            let fault = state.takeFault(.read, address: device.address.description, characteristic: target.uuid)
+            let generation = state.devices.values[index].linkGeneration
+            let address = state.devices.values[index].address
+            let fault = state.takeFault(.read, address: address.description, characteristic: target.uuid)
             guard let delay = applyGattFault(fault, reply, &state, device: target.device) else { return }
-            if !target.isDescriptor, let definition = characteristicDefinition(record, target.key) {
-                // bluetoothd sends the read whatever the Flags say; the peer refuses it.
-                guard definition.flags.contains("read") else {
-                    return reply.fail(ATTErrorMapping.clientError(forATTError: 0x02))
+            if !target.isDescriptor,
+                let refusal = Self.readRefusal(state.peripherals.values[recordIndex].definition, target.key)
+            {
+                switch refusal {
+                case .attError(let code): return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                case .needs(let needed):
+                    if let code = raiseSecurity(&state, target.device, to: needed) {
+                        return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    }
+                    if let code = Self.definedReadError(state.peripherals[address]?.definition, target.key) {
+                        return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    }
                 }
-                let needed = AttributeSecurity.required(by: definition.flags, for: .read)
-                if let code = raiseSecurity(&state, target.device, to: needed) {
-                    return reply.fail(ATTErrorMapping.clientError(forATTError: code))
-                }
-                if let code = definition.readError { return reply.fail(ATTErrorMapping.clientError(forATTError: code)) }
             }
             guard delay != .zero else {
                 return finishRead(&state, target, offset: options.offset, replies: [reply], generation: generation)
@@ -90,17 +94,53 @@ extension Daemon {
         }
     }
 
+    /// Why the peer does not simply serve a read of a characteristic.
+    private enum ReadRefusal {
+        /// An ATT error, whatever the link.
+        case attError(UInt8)
+        /// More link security first (then, if raised, its own `readError` if any).
+        case needs(AttributeSecurity)
+    }
+
+    /// bluetoothd sends the read whatever the Flags say; the peer refuses it when it is not
+    /// readable, when the link lacks the security it demands, or with its scripted error.
+    private static func readRefusal(_ peripheral: VirtualPeripheral, _ key: ValueKey) -> ReadRefusal? {
+        let services = peripheral.services
+        guard services.indices.contains(key.service),
+            services[key.service].characteristics.indices.contains(key.characteristic)
+        else { return nil }
+        let flags = services[key.service].characteristics[key.characteristic].flags
+        guard flags.contains("read") else { return .attError(0x02) }
+        let needed = AttributeSecurity.required(by: flags, for: .read)
+        if needed > .none { return .needs(needed) }
+        return services[key.service].characteristics[key.characteristic].readError.map { .attError($0) }
+    }
+
+    private static func definedReadError(_ peripheral: VirtualPeripheral?, _ key: ValueKey) -> UInt8? {
+        guard let services = peripheral?.services, services.indices.contains(key.service),
+            services[key.service].characteristics.indices.contains(key.characteristic)
+        else { return nil }
+        return services[key.service].characteristics[key.characteristic].readError
+    }
+
     /// The peer's answer to a read reaches bluetoothd, which writes it into its cache at
     /// `offset` (emptied first for offset 0), announces the whole cached Value before the
     /// reply (trace §13.4), and answers from the cache (`chrc_read_cb` → `read_op_cb`).
     private func finishRead(
         _ state: inout SimState, _ target: GattTarget, offset: UInt16, replies: [MethodReply], generation: Int
     ) {
-        guard let current = state.devices[target.device], current.linkGeneration == generation else {
+        guard let index = state.devices.index(forKey: target.device),
+            state.devices.values[index].linkGeneration == generation
+        else {
             for waiting in replies { waiting.fail(Self.linkLost) }
             return
         }
-        let value = currentValue(state, current, record: state.peripherals[current.address], target)
+        let value: Data
+        if target.isCCC {
+            value = currentValue(state, state.devices.values[index], record: nil, target)
+        } else {
+            value = state.peripherals[state.devices.values[index].address]?.values[target.key] ?? Data()
+        }
         let offset = Int(offset)
         guard offset <= value.count else {
             let error = Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidOffset)
@@ -183,7 +223,8 @@ extension Daemon {
     /// bonds it (`Paired`, `Bonded`) with an unauthenticated key; an authenticated key cannot
     /// come from that, so the peer's error stands. Returns the ATT error to answer, if any.
     func raiseSecurity(_ state: inout SimState, _ path: ObjectPath, to needed: AttributeSecurity) -> UInt8? {
-        guard var device = state.devices[path], needed > device.bondSecurity else { return nil }
+        // Most attributes need nothing: no copy of the device state for them.
+        guard needed > .none, var device = state.devices[path], needed > device.bondSecurity else { return nil }
         guard needed == .encrypted else { return needed.missingError }
         device.bondSecurity = .encrypted
         device.temporary = false

@@ -222,6 +222,9 @@ extension Daemon {
         device.acquiredNotify.removeAll()
         device.acquiredWrite.removeAll()
         device.tickers.removeAll()
+        // Unconfirmed and queued indications die with the link.
+        device.indicationInFlight = false
+        device.indicationQueue.removeAll()
         device.lastSeen = MonotonicNanos.now()
         state.devices[path] = device
         detachBattery(&state, path)

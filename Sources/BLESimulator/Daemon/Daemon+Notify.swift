@@ -307,10 +307,24 @@ extension Daemon {
     /// someone has a notify session. Returns whether it went out.
     /// A notification or indication carries at most ATT MTU − 3 bytes (Core Vol 3, Part F,
     /// 3.4.7.1): a longer value is cut, and the client only ever sees the first bytes.
+    /// An indication waits while another is unconfirmed on the link (then it counts as sent).
     @discardableResult
     func push(_ state: inout SimState, _ path: ObjectPath, _ fullValue: Data) -> Bool {
         guard let devicePath = Self.devicePath(of: path), var device = state.devices[devicePath], device.connected
         else { return false }
+        let paced = options.indicationConfirmDelay > .zero && Self.indicates(device, path)
+        if paced {
+            guard !device.indicationInFlight else {
+                state.devices[devicePath]?.indicationQueue.append((path, fullValue))
+                return true
+            }
+            device.indicationInFlight = true
+            state.devices[devicePath]?.indicationInFlight = true
+            let generation = device.linkGeneration
+            schedule(&state, after: options.indicationConfirmDelay) { daemon, state in
+                daemon.indicationConfirmed(&state, devicePath, generation: generation)
+            }
+        }
         let mtu = Int(state.peripherals[device.address]?.definition.mtu ?? 23)
         let value = fullValue.count > mtu - 3 ? Data(fullValue.prefix(max(0, mtu - 3))) : fullValue
         if let channel = device.acquiredNotify[path] {
@@ -342,9 +356,26 @@ extension Daemon {
     /// A characteristic that indicates and does not notify gets its CCC written with 0x0002
     /// (`bt_gatt_client_register_notify`), so the peer indicates; bluetoothd confirms every
     /// indication it receives (`notify_cb` → `bt_att_send` of a confirmation), which is counted.
+    /// Paced indications are counted when their confirmation is due (`indicationConfirmed`).
     private func countDelivery(_ state: inout SimState, _ device: DeviceState, _ path: ObjectPath) {
         state.statistics.notificationsSent += 1
-        if Self.indicates(device, path) { state.statistics.indicationsConfirmed += 1 }
+        if options.indicationConfirmDelay == .zero && Self.indicates(device, path) {
+            state.statistics.indicationsConfirmed += 1
+        }
+    }
+
+    /// The confirmation reached the peer: it sends the next indication it held back, if any
+    /// (one that finds nobody listening any more is dropped, and the next one tried).
+    private func indicationConfirmed(_ state: inout SimState, _ devicePath: ObjectPath, generation: Int) {
+        guard let device = state.devices[devicePath], device.linkGeneration == generation, device.indicationInFlight
+        else { return }
+        state.statistics.indicationsConfirmed += 1
+        state.devices[devicePath]?.indicationInFlight = false
+        while var queue = state.devices[devicePath]?.indicationQueue, !queue.isEmpty {
+            let next = queue.removeFirst()
+            state.devices[devicePath]?.indicationQueue = queue
+            if push(&state, next.path, next.value) { return }
+        }
     }
 
     /// Whether values of this characteristic travel as indications.

@@ -152,6 +152,10 @@ struct DeviceState: Sendable {
     /// AcquireNotify and AcquireWrite channels, by characteristic path.
     var acquiredNotify: [ObjectPath: AcquiredChannel] = [:]
     var acquiredWrite: [ObjectPath: AcquiredChannel] = [:]
+    /// An indication awaits its confirmation on this link (ATT allows one in flight).
+    var indicationInFlight = false
+    /// Indications the peer holds back until then, oldest first: characteristic and value.
+    var indicationQueue: [(path: ObjectPath, value: Data)] = []
 }
 
 /// A delayed read and every call waiting for its result.

@@ -25,6 +25,10 @@ public struct SimulatorOptions: Sendable, Hashable {
     /// write (`ATTRIBUTE_TIMEOUT`, 5 s); the central then gets ATT error 0x0E. Also bounds the
     /// other calls the simulator makes into applications on a central's behalf.
     public var serverRequestTimeout: Duration = .seconds(5)
+    /// From an indication leaving the peer to bluetoothd's confirmation reaching it, about a
+    /// connection interval (30–50 ms with Linux's defaults). ATT allows one indication in flight
+    /// per link, so the peer's next indication waits this long; zero (the default) confirms at once.
+    public var indicationConfirmDelay: Duration = .zero
     /// Whether the simulator also serves its control interface, `org.swiftble.Simulator1` under
     /// `org.swiftble.Simulator` (see ``SimulatorControlInterface``), on a connection of its own.
     public var controlInterface = true

@@ -53,6 +53,7 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
 
     /// Decodes a peripheral; every field but `address` is optional.
     public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         address = try c.decode(String.self, forKey: .address)
         addressType = try c.decodeIfPresent(String.self, forKey: .addressType) ?? "public"
@@ -127,6 +128,7 @@ public struct VirtualService: Sendable, Hashable, Codable {
 
     /// Decodes a service; `primary` defaults to true.
     public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         uuid = try c.decode(String.self, forKey: .uuid)
         primary = try c.decodeIfPresent(Bool.self, forKey: .primary) ?? true
@@ -168,6 +170,7 @@ public struct VirtualCharacteristic: Sendable, Hashable, Codable {
 
     /// Decodes a characteristic.
     public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         uuid = try c.decode(String.self, forKey: .uuid)
         flags = try c.decode([String].self, forKey: .flags)
@@ -200,6 +203,7 @@ public struct VirtualDescriptor: Sendable, Hashable, Codable {
 
     /// Decodes a descriptor.
     public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         uuid = try c.decode(String.self, forKey: .uuid)
         value = try c.decodeIfPresent(HexData.self, forKey: .value) ?? HexData()
@@ -245,6 +249,7 @@ public struct HexData: Sendable, Hashable, Codable, ExpressibleByArrayLiteral {
             self = parsed
             return
         }
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let keyed = try decoder.container(keyedBy: CodingKeys.self)
         data = Data(try keyed.decode(String.self, forKey: .utf8).utf8)
     }

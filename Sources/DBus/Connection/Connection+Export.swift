@@ -4,7 +4,14 @@ extension Connection {
     /// manager covers the path, emits `InterfacesAdded`.
     public func export(_ interfaces: [ExportedInterface], at path: ObjectPath) throws(DBusError) {
         for interface in interfaces {
-            for property in interface.properties.values { try property.value.validate() }
+            for (name, property) in interface.properties {
+                // Signals built from the table are sent without a second check (see `emit`).
+                guard !name.utf8.contains(0) else {
+                    throw DBusError(.invalidValue, message: "property names cannot contain NUL characters")
+                }
+                // Where InterfacesAdded carries it: a{sa{sv}}, five containers deep.
+                try property.value.validate(nestedIn: 5)
+            }
         }
         let core = self.core
         core.objects.withLock { table in
@@ -91,7 +98,9 @@ extension Connection {
     }
 
     /// Queued while the table lock is held, so signals leave in the order the table changed.
+    /// Their values were checked when stored and their names when exported, so the encoder
+    /// does not walk them again.
     private static func emit(_ signals: [DBusMessage], on core: ConnectionCore) {
-        for signal in signals { core.enqueue { loop in loop.send(signal) } }
+        for signal in signals { core.enqueue { loop in loop.send(signal, valuesValidated: true) } }
     }
 }

@@ -42,6 +42,9 @@ extension IOLoop {
                 reply(to: call, with: result, expecting: method.outSignature)
             case .deferred(let handler):
                 handler(call, MethodReply(call: call, outSignature: method.outSignature, core: core))
+                // A handler that answered at once queued its signals and reply: they leave now,
+                // in order, instead of after another turn of the loop.
+                drainQueuedJobs()
             case .async(let handler):
                 let core = self.core
                 Task {
@@ -78,7 +81,7 @@ extension IOLoop {
         switch result {
         case .success(let values):
             var produced = ""
-            if signature != nil { for value in values { value.type.appendSignature(to: &produced) } }
+            if signature != nil { for value in values { value.appendSignature(to: &produced) } }
             if let signature, produced != signature.rawValue {
                 send(
                     Self.errorReply(

@@ -199,18 +199,23 @@ final class IOLoop {
         return MonotonicClock.millisecondsUntil(nearest)
     }
 
+    /// Runs whenever libdbus toggles its write watch, which it does around every send: the set
+    /// is rebuilt in place (a connection has one or two watches), with no allocation.
     private func rebuildPollSet() {
-        var interest: [Int32: Int16] = [:]
+        pollSet.removeAll(keepingCapacity: true)
+        pollSet.append(pollfd(fd: core.wakeFD, events: Int16(POLLIN), revents: 0))
         for watch in watches where dbus_watch_get_enabled(watch) != 0 {
             let fd = dbus_watch_get_unix_fd(watch)
             let flags = dbus_watch_get_flags(watch)
-            var events: Int16 = interest[fd] ?? 0
+            var events: Int16 = 0
             if flags & cdbus_watch_readable != 0 { events |= Int16(POLLIN) }
             if flags & cdbus_watch_writable != 0 { events |= Int16(POLLOUT) }
-            interest[fd] = events
+            if let index = pollSet.indices.dropFirst().first(where: { pollSet[$0].fd == fd }) {
+                pollSet[index].events |= events
+            } else {
+                pollSet.append(pollfd(fd: fd, events: events, revents: 0))
+            }
         }
-        pollSet = [pollfd(fd: core.wakeFD, events: Int16(POLLIN), revents: 0)]
-        for (fd, events) in interest { pollSet.append(pollfd(fd: fd, events: events, revents: 0)) }
         pollSetDirty = false
     }
 
@@ -311,9 +316,10 @@ final class IOLoop {
         dbus_connection_send(connection, raw, nil)
     }
 
-    /// Encodes and sends a message that expects no reply (signals, replies, no-reply calls).
-    func send(_ message: DBusMessage) {
-        guard let raw = try? MessageEncoder.encode(message) else { return }
+    /// Encodes and sends a message that expects no reply (signals, replies, no-reply calls);
+    /// see ``MessageEncoder/encode(_:valuesValidated:)`` for `valuesValidated`.
+    func send(_ message: DBusMessage, valuesValidated: Bool = false) {
+        guard let raw = try? MessageEncoder.encode(message, valuesValidated: valuesValidated) else { return }
         sendRaw(raw)
         dbus_message_unref(raw)
     }

@@ -135,7 +135,7 @@ enum IncomingCall {
                 DBusError.StandardName.propertyReadOnly,
                 gdbus ? "Property '\(name)' is not writable" : "property \(name) is read-only")
         }
-        guard case .variant(let value) = call.body[2], value.type == property.type else {
+        guard case .variant(let value) = call.body[2], value.hasType(property.type) else {
             if gdbus { return .error(invalidSignature, "Invalid signature for '\(name)'") }
             return .error(
                 DBusError.StandardName.invalidArgs, "property \(name) has type \(property.type.signature)")

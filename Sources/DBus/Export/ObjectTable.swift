@@ -175,28 +175,32 @@ extension ExportedInterface {
         _ changes: [(String, DBusValue)], _ removals: [String]
     ) throws(DBusError) -> ([DBusDictionaryEntry], [DBusValue]) {
         for (property, value) in changes {
-            guard let stored = properties[property] else {
+            guard let index = properties.index(forKey: property) else {
                 throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
             }
-            guard stored.type == value.type else {
+            guard value.hasType(properties.values[index].type) else {
+                let type = properties.values[index].type
                 throw DBusError.reply(
                     DBusError.StandardName.invalidArgs,
-                    "property \(property) has type \(stored.type.signature), not \(value.type.signature)")
+                    "property \(property) has type \(type.signature), not \(value.type.signature)")
             }
-            try value.validate()
+            // Checked where it will travel: PropertiesChanged leaves it unchecked (see `emit`).
+            try value.validate(nestedIn: 3)
         }
         for property in removals where properties[property] == nil {
             throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
         }
         var changed: [DBusDictionaryEntry] = []
         var invalidated: [DBusValue] = []
+        // Updated in place through the index: one lookup per change, no copy of the property.
         for (property, value) in changes {
-            properties[property]?.value = value
-            properties[property]?.isPresent = true
-            switch properties[property]?.changeSignal {
-            case .emitsValue?: changed.append(DBusDictionaryEntry(.string(property), .variant(value)))
-            case .invalidates?: invalidated.append(.string(property))
-            case .constant?, .none?, nil: break
+            guard let index = properties.index(forKey: property) else { continue }
+            properties.values[index].value = value
+            properties.values[index].isPresent = true
+            switch properties.values[index].changeSignal {
+            case .emitsValue: changed.append(DBusDictionaryEntry(.string(property), .variant(value)))
+            case .invalidates: invalidated.append(.string(property))
+            case .constant, .none: break
             }
         }
         for property in removals where properties[property]?.isPresent == true {

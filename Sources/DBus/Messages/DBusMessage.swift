@@ -60,7 +60,7 @@ public struct DBusMessage: Sendable, Hashable {
     /// The body's signature, e.g. `sa{sv}as`.
     public var signature: String {
         var out = ""
-        for value in body { value.type.appendSignature(to: &out) }
+        for value in body { value.appendSignature(to: &out) }
         return out
     }
 

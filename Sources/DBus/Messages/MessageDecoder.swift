@@ -127,12 +127,24 @@ enum MessageDecoder {
             throw DBusError(.limitExceeded, message: "out of memory reading a signature")
         }
         defer { dbus_free(raw) }
+        // Options, property and interface dicts: most containers have one of a few signatures.
+        for (code, type) in commonContainers
+        where strcmp(raw, UnsafeRawPointer(code.utf8Start).assumingMemoryBound(to: CChar.self)) == 0 {
+            return type
+        }
         let signature = try Signature(String(cString: raw))
         guard let type = signature.types.first, signature.types.count == 1 else {
             throw DBusError(.invalidValue, message: "container signature \(signature.rawValue)")
         }
         return type
     }
+
+    private static let commonContainers: [(StaticString, DBusType)] = [
+        ("a{sv}", .dictionary(key: .string, value: .variant)),
+        ("as", .array(.string)),
+        ("ao", .array(.objectPath)),
+        ("a{sa{sv}}", .dictionary(key: .string, value: .dictionary(key: .string, value: .variant))),
+    ]
 
     private static func basic<T>(_ iter: inout DBusMessageIter, _ initial: T) -> T {
         var value = initial

@@ -105,8 +105,14 @@ extension DBusValue {
     /// descriptors are open, and the D-Bus limits hold (signatures of at most 255 bytes, 32
     /// nested arrays and 32 nested structures, 64 nested containers in all, 64 MiB per byte array).
     public func validate() throws(DBusError) {
+        try validate(nestedIn: 0)
+    }
+
+    /// ``validate()`` for a value that will travel inside `depth` containers (a property value
+    /// in `PropertiesChanged` sits in three: the array, its entry and the variant).
+    func validate(nestedIn depth: Int) throws(DBusError) {
         try Self.validateSignature(of: self)
-        try validate(depth: 0)
+        try validate(depth: depth)
     }
 
     /// `depth` counts the containers around this value, as the bus's validator does.
@@ -137,7 +143,7 @@ extension DBusValue {
             try Self.validateType(element)
             try Self.checkNesting(depth + 1)
             for value in elements {
-                guard value.type == element else {
+                guard value.hasType(element) else {
                     throw DBusError(
                         .invalidValue,
                         message: "array of \(element.signature) holds a value of type \(value.type.signature)")
@@ -152,7 +158,7 @@ extension DBusValue {
             // The array and its entries are a container each.
             try Self.checkNesting(depth + 2)
             for entry in entries {
-                guard entry.key.type == key, entry.value.type == valueType else {
+                guard entry.key.hasType(key), entry.value.hasType(valueType) else {
                     throw DBusError(
                         .invalidValue,
                         message: "dictionary a{\(key.signature)\(valueType.signature)} holds an entry of types "
@@ -183,7 +189,7 @@ extension DBusValue {
             // Every signal and reply has one of these: most are plainly fine, and parsing the
             // spelt-out signature is then work for nothing.
             var codes = 0
-            if value.type.plainlyFitsSignatureRules(codes: &codes), codes <= Self.plainSignatureLimit { return }
+            if value.plainlyFitsSignatureRules(codes: &codes), codes <= Self.plainSignatureLimit { return }
             do {
                 _ = try Signature(types: [value.type])
             } catch {
@@ -222,12 +228,51 @@ extension DBusValue {
     }
 }
 
+extension DBusValue {
+    /// ``DBusType/plainlyFitsSignatureRules(codes:arrays:structures:)`` of this value's type,
+    /// without building the type (a box per container on every message).
+    fileprivate func plainlyFitsSignatureRules(codes: inout Int) -> Bool {
+        switch self {
+        case .array(let element, _):
+            codes += 1
+            return element.plainlyFitsSignatureRules(codes: &codes, arrays: 1, structures: 0)
+        case .dictionary(let key, let value, _):
+            codes += 4
+            return key.isBasic && value.plainlyFitsSignatureRules(codes: &codes, arrays: 1, structures: 1)
+        case .structure(let fields):
+            codes += 2
+            guard !fields.isEmpty else { return false }
+            return fields.allSatisfy { $0.plainlyFitsAsField(codes: &codes) }
+        case .bytes:
+            codes += 2
+            return true
+        default:
+            codes += 1
+            return true
+        }
+    }
+
+    /// A field of a top-level structure: one structure level deep.
+    private func plainlyFitsAsField(codes: inout Int) -> Bool {
+        switch self {
+        case .bytes:
+            codes += 2
+            return true
+        case .array, .dictionary, .structure:
+            return type.plainlyFitsSignatureRules(codes: &codes, arrays: 0, structures: 1)
+        default:
+            codes += 1
+            return true
+        }
+    }
+}
+
 extension DBusType {
     /// Whether this type is plainly within the signature rules: shallow (at most 8 nested
     /// arrays and 8 nested structures or dictionary entries, the limits being 32), non-empty
     /// structures, basic dictionary keys. Counts its codes into `codes`; a type this says no
     /// to is not necessarily invalid, only left to the full check.
-    fileprivate func plainlyFitsSignatureRules(codes: inout Int, arrays: Int = 0, structures: Int = 0) -> Bool {
+    fileprivate func plainlyFitsSignatureRules(codes: inout Int, arrays: Int, structures: Int) -> Bool {
         switch self {
         case .array(let element):
             codes += 1
