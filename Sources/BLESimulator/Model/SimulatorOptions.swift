@@ -25,6 +25,12 @@ public struct SimulatorOptions: Sendable, Hashable {
     /// write (`ATTRIBUTE_TIMEOUT`, 5 s); the central then gets ATT error 0x0E. Also bounds the
     /// other calls the simulator makes into applications on a central's behalf.
     public var serverRequestTimeout: Duration = .seconds(5)
+    /// How long SMP takes once the method's user step is done (key exchange and distribution).
+    public var pairingDelay: Duration = .milliseconds(20)
+    /// How long pairing waits for the agent's answer before it fails with
+    /// `AuthenticationTimeout` and the agent is sent `Cancel` (the kernel's SMP timeout is 30 s,
+    /// bluetoothd's agent timeout 60 s).
+    public var pairingTimeout: Duration = .seconds(30)
     /// Whether the simulator also serves its control interface, `org.swiftble.Simulator1` under
     /// `org.swiftble.Simulator` (see ``SimulatorControlInterface``), on a connection of its own.
     public var controlInterface = true

@@ -1,0 +1,222 @@
+import BLE
+import BLESimulator
+import BlueZ
+import Foundation
+import Testing
+
+/// `Peripheral.pair(timeout:)` with the central's pairing agent, against the simulator's
+/// bluetoothd, which asks the agent what the method (from both IO capabilities) needs.
+@Suite("Pairing", .timeLimit(.minutes(1)))
+struct PairingTests {
+    static let monitor = SimulatorFixture.heartRateAddress
+
+    @Test("Just Works: no question asked; Paired and known as paired; a second pair() succeeds at once")
+    func justWorks() async throws {
+        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
+            let handler = ScriptedPairing(.noInputNoOutput, .refuse)
+            let (central, peripheral) = try await fixture.connected(
+                options: SimulatorFixture.pairingOptions(handler))
+            #expect(await !peripheral.isPaired)
+            try await peripheral.pair(timeout: .seconds(10))
+            #expect(await peripheral.isPaired)
+            #expect(await central.knownPeripherals().first?.isPaired == true)
+            #expect(handler.questions.isEmpty)
+            try await peripheral.pair(timeout: .seconds(10))
+            await central.close()
+        }
+    }
+
+    @Test("the default handler pairs Just Works, connecting first when the link is down")
+    func defaultHandlerConnectsFirst() async throws {
+        try await SimulatorFixture.run { fixture in
+            let (central, peripheral) = try await fixture.connected()
+            try await peripheral.disconnect()
+            try await peripheral.pair(timeout: .seconds(10))
+            #expect(await peripheral.isPaired)
+            #expect(await peripheral.isConnected)
+            await central.close()
+        }
+    }
+
+    @Test("passkey entry: the handler is asked for the passkey the peripheral shows")
+    func passkeyEntry() async throws {
+        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
+            let handler = ScriptedPairing(.keyboardOnly, .answer(passkey: 654_321))
+            let (central, peripheral) = try await fixture.connected(
+                options: SimulatorFixture.pairingOptions(handler))
+            try await peripheral.pair(timeout: .seconds(10))
+            #expect(await peripheral.isPaired)
+            #expect(handler.questions == ["passkey hci0/\(Self.monitor)"])
+            await central.close()
+        }
+    }
+
+    @Test("a wrong passkey fails with authenticationFailed, BlueZ's name kept; not paired")
+    func wrongPasskey() async throws {
+        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
+            let handler = ScriptedPairing(.keyboardOnly, .answer(passkey: 111_111))
+            let (central, peripheral) = try await fixture.connected(
+                options: SimulatorFixture.pairingOptions(handler))
+            let error = await bleError { try await peripheral.pair(timeout: .seconds(10)) }
+            #expect(error?.code == .authenticationFailed)
+            #expect(error?.dbusErrorName == BlueZErrorName.authenticationFailed)
+            #expect(await !peripheral.isPaired)
+            await central.close()
+        }
+    }
+
+    @Test("numeric comparison: confirmed pairs; rejected fails with authenticationFailed")
+    func numericComparison() async throws {
+        let peripherals = [SimulatorFixture.pairingMonitor(.displayYesNo, passkey: 42)]
+        try await SimulatorFixture.run(peripherals: peripherals) { fixture in
+            let refusing = ScriptedPairing(.displayYesNo, .refuse)
+            let (central, peripheral) = try await fixture.connected(
+                options: SimulatorFixture.pairingOptions(refusing))
+            let error = await bleError { try await peripheral.pair(timeout: .seconds(10)) }
+            #expect(error?.code == .authenticationFailed)
+            #expect(refusing.questions == ["confirm 42 hci0/\(Self.monitor)"])
+            #expect(await !peripheral.isPaired)
+            await central.close()
+
+            let accepting = ScriptedPairing(.keyboardDisplay, .answer(passkey: 0))
+            let (other, again) = try await fixture.connected(options: SimulatorFixture.pairingOptions(accepting))
+            try await again.pair(timeout: .seconds(10))
+            #expect(await again.isPaired)
+            #expect(accepting.questions == ["confirm 42 hci0/\(Self.monitor)"])
+            await other.close()
+        }
+    }
+
+    @Test("passkey display: the handler shows the passkey the peripheral's user types")
+    func passkeyDisplay() async throws {
+        let peripherals = [SimulatorFixture.pairingMonitor(.keyboardOnly, passkey: 7)]
+        try await SimulatorFixture.run(peripherals: peripherals) { fixture in
+            let handler = ScriptedPairing(.displayYesNo, .refuse)
+            let (central, peripheral) = try await fixture.connected(
+                options: SimulatorFixture.pairingOptions(handler))
+            try await peripheral.pair(timeout: .seconds(10))
+            #expect(await peripheral.isPaired)
+            try await eventually("the passkey shown") { handler.questions == ["display 7 hci0/\(Self.monitor)"] }
+            await central.close()
+        }
+    }
+
+    @Test("a peripheral demanding an authenticated key refuses Just Works; one refusing to pair is rejected")
+    func peripheralDemands() async throws {
+        var demanding = SimulatorFixture.pairingMonitor(.displayOnly)
+        demanding.pairing.requiresAuthentication = true
+        var refusing = SimulatorFixture.heartRateMonitor(address: "C4:7C:8D:6A:11:33", name: "Refuser")
+        refusing.pairing.rejects = true
+        try await SimulatorFixture.run(peripherals: [demanding, refusing]) { fixture in
+            let (central, peripheral) = try await fixture.connected()
+            let error = await bleError { try await peripheral.pair(timeout: .seconds(10)) }
+            #expect(error?.code == .authenticationFailed)
+            #expect(error?.dbusErrorName == BlueZErrorName.authenticationFailed)
+
+            let other = try await central.connect(try PeripheralID(address: refusing.address), timeout: .seconds(10))
+            let rejected = await bleError { try await other.pair(timeout: .seconds(10)) }
+            #expect(rejected?.code == .authenticationFailed)
+            #expect(rejected?.dbusErrorName == BlueZErrorName.authenticationRejected)
+            await central.close()
+        }
+    }
+
+    @Test("cancelling pair() cancels the pairing: the handler is told, nothing is paired, pairing again works")
+    func cancellation() async throws {
+        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
+            let handler = ScriptedPairing(.keyboardOnly, .wait)
+            let (central, peripheral) = try await fixture.connected(
+                options: SimulatorFixture.pairingOptions(handler))
+            let pairing = Task { try await peripheral.pair(timeout: .seconds(30)) }
+            try await eventually("the handler asked") { !handler.questions.isEmpty }
+            pairing.cancel()
+            let error = await bleError { try await pairing.value }
+            #expect(error?.code == .cancelled)
+            try await eventually("bluetoothd cancelled the request") { handler.questions.last == "cancelled" }
+            #expect(await !peripheral.isPaired)
+            await central.close()
+        }
+    }
+
+    @Test("past its deadline pair() fails with timeout and cancels the pairing")
+    func timeout() async throws {
+        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
+            let handler = ScriptedPairing(.keyboardOnly, .wait)
+            let (central, peripheral) = try await fixture.connected(
+                options: SimulatorFixture.pairingOptions(handler))
+            let error = await bleError { try await peripheral.pair(timeout: .milliseconds(500)) }
+            #expect(error?.code == .timeout)
+            try await eventually("bluetoothd cancelled the request") { handler.questions.last == "cancelled" }
+            #expect(await !peripheral.isPaired)
+            await central.close()
+        }
+    }
+
+    @Test("bluetoothd giving up on the agent: timeout with AuthenticationTimeout, the handler told")
+    func bluetoothdTimeout() async throws {
+        var options = SimulatorOptions()
+        options.pairingTimeout = .milliseconds(300)
+        try await SimulatorFixture.run(options: options, peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)])
+        { fixture in
+            let handler = ScriptedPairing(.keyboardOnly, .wait)
+            let (central, peripheral) = try await fixture.connected(
+                options: SimulatorFixture.pairingOptions(handler))
+            let error = await bleError { try await peripheral.pair(timeout: .seconds(10)) }
+            #expect(error?.code == .timeout)
+            #expect(error?.dbusErrorName == BlueZErrorName.authenticationTimeout)
+            try await eventually("the handler told") { handler.questions.last == "cancelled" }
+            await central.close()
+        }
+    }
+
+    @Test("a handler that never answers: the agent answers Canceled in time, pairing fails cleanly")
+    func handlerHangs() async throws {
+        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
+            let handler = ScriptedPairing(.keyboardOnly, .hang)
+            let (central, peripheral) = try await fixture.connected(
+                options: SimulatorFixture.pairingOptions(handler, answerTimeout: .milliseconds(200)))
+            let error = await bleError { try await peripheral.pair(timeout: .seconds(10)) }
+            #expect(error?.code == .authenticationFailed)
+            #expect(await !peripheral.isPaired)
+            await central.close()
+        }
+    }
+
+    @Test("forget disconnects, removes the bond and the device; unknown ids are fine")
+    func forget() async throws {
+        try await SimulatorFixture.run { fixture in
+            let (central, peripheral) = try await fixture.connected()
+            try await peripheral.pair(timeout: .seconds(10))
+            let events = peripheral.events
+            try await central.forget(peripheral.id)
+            #expect(await central.knownPeripherals().isEmpty)
+            #expect(await !peripheral.isPaired)
+            let down = try await first(events) { if case .disconnected = $0 { true } else { false } }
+            #expect(down == .disconnected(.local))
+            #expect(await !peripheral.isConnected)
+            try await central.forget(try PeripheralID(address: "00:11:22:33:44:55"))
+            await central.close()
+        }
+    }
+
+    @Test("a bond survives a bluetoothd restart")
+    func bondSurvivesRestart() async throws {
+        try await SimulatorFixture.run { fixture in
+            let (central, peripheral) = try await fixture.connected()
+            try await peripheral.pair(timeout: .seconds(10))
+            try await peripheral.disconnect()
+            try await fixture.simulator.restartDaemon()
+            try await central.waitUntilPoweredOn(timeout: .seconds(10))
+            try await eventually("the bonded device is back") {
+                await central.knownPeripherals().first?.isPaired == true
+            }
+            // The agent bluetoothd forgot is registered again for the next pairing.
+            try await central.forget(peripheral.id)
+            _ = try #require(try await first(central.scan()) { $0.id == peripheral.id })
+            let again = try await central.connect(peripheral.id, timeout: .seconds(10))
+            try await again.pair(timeout: .seconds(10))
+            #expect(await again.isPaired)
+            await central.close()
+        }
+    }
+}
