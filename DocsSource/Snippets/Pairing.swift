@@ -28,8 +28,9 @@ enum Pairing {
         if await !peripheral.isPaired {
             do {
                 try await peripheral.pair(timeout: .seconds(60))
-            } catch where error.code == .authenticationFailed {
-                print("not paired: \(error.dbusErrorName ?? "-") \(error.message)")
+            } catch {
+                // authenticationFailed: a wrong passkey, or refused; dbusErrorName says which.
+                print("not paired: \(error.code) \(error.dbusErrorName ?? "-")")
                 throw error
             }
         }

@@ -2,6 +2,7 @@ import BLE
 import BLESimulator
 import Foundation
 import Synchronization
+import Testing
 
 /// A ``PairingHandler`` a test scripts: its capability, its answers, and whether it answers at
 /// all; it records every question with the peripheral it was about.
@@ -81,4 +82,29 @@ extension SimulatorFixture {
         options.pairingAnswerTimeout = answerTimeout
         return options
     }
+}
+
+extension SimulatorFixture {
+    /// Runs `body` on a fresh simulator with `peer`, and a central whose pairing handler is
+    /// `handler` connected to it; closes the central afterwards.
+    static func withPairing(
+        _ peer: VirtualPeripheral = pairingMonitor(.displayOnly), options: SimulatorOptions = SimulatorOptions(),
+        handler: ScriptedPairing, answerTimeout: Duration = .seconds(25),
+        _ body: (Central, Peripheral) async throws -> Void
+    ) async throws {
+        try await run(options: options, peripherals: [peer]) { fixture in
+            let (central, peripheral) = try await fixture.connected(
+                peer.address, options: pairingOptions(handler, answerTimeout: answerTimeout))
+            try await body(central, peripheral)
+            await central.close()
+        }
+    }
+}
+
+/// The ``BLEError`` `body` throws when `succeeds` is false; when true, `body` must succeed
+/// and the result is nil.
+func bleError(ifNot succeeds: Bool, _ body: () async throws -> Void) async -> BLEError? {
+    guard succeeds else { return await bleError(body) }
+    do { try await body() } catch { Issue.record("expected success, got \(error)") }
+    return nil
 }

@@ -12,17 +12,14 @@ struct PairingTests {
 
     @Test("Just Works: no question asked; Paired and known as paired; a second pair() succeeds at once")
     func justWorks() async throws {
-        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
-            let handler = ScriptedPairing(.noInputNoOutput, .refuse)
-            let (central, peripheral) = try await fixture.connected(
-                options: SimulatorFixture.pairingOptions(handler))
+        let handler = ScriptedPairing(.noInputNoOutput, .refuse)
+        try await SimulatorFixture.withPairing(handler: handler) { central, peripheral in
             #expect(await !peripheral.isPaired)
             try await peripheral.pair(timeout: .seconds(10))
             #expect(await peripheral.isPaired)
             #expect(await central.knownPeripherals().first?.isPaired == true)
             #expect(handler.questions.isEmpty)
             try await peripheral.pair(timeout: .seconds(10))
-            await central.close()
         }
     }
 
@@ -40,64 +37,45 @@ struct PairingTests {
 
     @Test("passkey entry: the handler is asked for the passkey the peripheral shows")
     func passkeyEntry() async throws {
-        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
-            let handler = ScriptedPairing(.keyboardOnly, .answer(passkey: 654_321))
-            let (central, peripheral) = try await fixture.connected(
-                options: SimulatorFixture.pairingOptions(handler))
+        let handler = ScriptedPairing(.keyboardOnly, .answer(passkey: 654_321))
+        try await SimulatorFixture.withPairing(handler: handler) { _, peripheral in
             try await peripheral.pair(timeout: .seconds(10))
             #expect(await peripheral.isPaired)
             #expect(handler.questions == ["passkey hci0/\(Self.monitor)"])
-            await central.close()
         }
     }
 
     @Test("a wrong passkey fails with authenticationFailed, BlueZ's name kept; not paired")
     func wrongPasskey() async throws {
-        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
-            let handler = ScriptedPairing(.keyboardOnly, .answer(passkey: 111_111))
-            let (central, peripheral) = try await fixture.connected(
-                options: SimulatorFixture.pairingOptions(handler))
+        let handler = ScriptedPairing(.keyboardOnly, .answer(passkey: 111_111))
+        try await SimulatorFixture.withPairing(handler: handler) { _, peripheral in
             let error = await bleError { try await peripheral.pair(timeout: .seconds(10)) }
             #expect(error?.code == .authenticationFailed)
             #expect(error?.dbusErrorName == BlueZErrorName.authenticationFailed)
             #expect(await !peripheral.isPaired)
-            await central.close()
         }
     }
 
-    @Test("numeric comparison: confirmed pairs; rejected fails with authenticationFailed")
-    func numericComparison() async throws {
-        let peripherals = [SimulatorFixture.pairingMonitor(.displayYesNo, passkey: 42)]
-        try await SimulatorFixture.run(peripherals: peripherals) { fixture in
-            let refusing = ScriptedPairing(.displayYesNo, .refuse)
-            let (central, peripheral) = try await fixture.connected(
-                options: SimulatorFixture.pairingOptions(refusing))
-            let error = await bleError { try await peripheral.pair(timeout: .seconds(10)) }
-            #expect(error?.code == .authenticationFailed)
-            #expect(refusing.questions == ["confirm 42 hci0/\(Self.monitor)"])
-            #expect(await !peripheral.isPaired)
-            await central.close()
-
-            let accepting = ScriptedPairing(.keyboardDisplay, .answer(passkey: 0))
-            let (other, again) = try await fixture.connected(options: SimulatorFixture.pairingOptions(accepting))
-            try await again.pair(timeout: .seconds(10))
-            #expect(await again.isPaired)
-            #expect(accepting.questions == ["confirm 42 hci0/\(Self.monitor)"])
-            await other.close()
+    @Test("numeric comparison: rejected fails with authenticationFailed; confirmed pairs", arguments: [false, true])
+    func numericComparison(accept: Bool) async throws {
+        let handler = ScriptedPairing(.displayYesNo, accept ? .answer(passkey: 0) : .refuse)
+        let peer = SimulatorFixture.pairingMonitor(.displayYesNo, passkey: 42)
+        try await SimulatorFixture.withPairing(peer, handler: handler) { _, peripheral in
+            let error = await bleError(ifNot: accept) { try await peripheral.pair(timeout: .seconds(10)) }
+            #expect(error?.code == (accept ? nil : .authenticationFailed))
+            #expect(handler.questions == ["confirm 42 hci0/\(Self.monitor)"])
+            #expect(await peripheral.isPaired == accept)
         }
     }
 
     @Test("passkey display: the handler shows the passkey the peripheral's user types")
     func passkeyDisplay() async throws {
-        let peripherals = [SimulatorFixture.pairingMonitor(.keyboardOnly, passkey: 7)]
-        try await SimulatorFixture.run(peripherals: peripherals) { fixture in
-            let handler = ScriptedPairing(.displayYesNo, .refuse)
-            let (central, peripheral) = try await fixture.connected(
-                options: SimulatorFixture.pairingOptions(handler))
+        let handler = ScriptedPairing(.displayYesNo, .refuse)
+        let peer = SimulatorFixture.pairingMonitor(.keyboardOnly, passkey: 7)
+        try await SimulatorFixture.withPairing(peer, handler: handler) { _, peripheral in
             try await peripheral.pair(timeout: .seconds(10))
             #expect(await peripheral.isPaired)
             try await eventually("the passkey shown") { handler.questions == ["display 7 hci0/\(Self.monitor)"] }
-            await central.close()
         }
     }
 
@@ -121,12 +99,10 @@ struct PairingTests {
         }
     }
 
-    @Test("cancelling pair() cancels the pairing: the handler is told, nothing is paired, pairing again works")
+    @Test("cancelling pair() cancels the pairing: the handler is told, nothing is paired")
     func cancellation() async throws {
-        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
-            let handler = ScriptedPairing(.keyboardOnly, .wait)
-            let (central, peripheral) = try await fixture.connected(
-                options: SimulatorFixture.pairingOptions(handler))
+        let handler = ScriptedPairing(.keyboardOnly, .wait)
+        try await SimulatorFixture.withPairing(handler: handler) { _, peripheral in
             let pairing = Task { try await peripheral.pair(timeout: .seconds(30)) }
             try await eventually("the handler asked") { !handler.questions.isEmpty }
             pairing.cancel()
@@ -134,21 +110,17 @@ struct PairingTests {
             #expect(error?.code == .cancelled)
             try await eventually("bluetoothd cancelled the request") { handler.questions.last == "cancelled" }
             #expect(await !peripheral.isPaired)
-            await central.close()
         }
     }
 
     @Test("past its deadline pair() fails with timeout and cancels the pairing")
     func timeout() async throws {
-        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
-            let handler = ScriptedPairing(.keyboardOnly, .wait)
-            let (central, peripheral) = try await fixture.connected(
-                options: SimulatorFixture.pairingOptions(handler))
+        let handler = ScriptedPairing(.keyboardOnly, .wait)
+        try await SimulatorFixture.withPairing(handler: handler) { _, peripheral in
             let error = await bleError { try await peripheral.pair(timeout: .milliseconds(500)) }
             #expect(error?.code == .timeout)
             try await eventually("bluetoothd cancelled the request") { handler.questions.last == "cancelled" }
             #expect(await !peripheral.isPaired)
-            await central.close()
         }
     }
 
@@ -156,29 +128,22 @@ struct PairingTests {
     func bluetoothdTimeout() async throws {
         var options = SimulatorOptions()
         options.pairingTimeout = .milliseconds(300)
-        try await SimulatorFixture.run(options: options, peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)])
-        { fixture in
-            let handler = ScriptedPairing(.keyboardOnly, .wait)
-            let (central, peripheral) = try await fixture.connected(
-                options: SimulatorFixture.pairingOptions(handler))
+        let handler = ScriptedPairing(.keyboardOnly, .wait)
+        try await SimulatorFixture.withPairing(options: options, handler: handler) { _, peripheral in
             let error = await bleError { try await peripheral.pair(timeout: .seconds(10)) }
             #expect(error?.code == .timeout)
             #expect(error?.dbusErrorName == BlueZErrorName.authenticationTimeout)
             try await eventually("the handler told") { handler.questions.last == "cancelled" }
-            await central.close()
         }
     }
 
     @Test("a handler that never answers: the agent answers Canceled in time, pairing fails cleanly")
     func handlerHangs() async throws {
-        try await SimulatorFixture.run(peripherals: [SimulatorFixture.pairingMonitor(.displayOnly)]) { fixture in
-            let handler = ScriptedPairing(.keyboardOnly, .hang)
-            let (central, peripheral) = try await fixture.connected(
-                options: SimulatorFixture.pairingOptions(handler, answerTimeout: .milliseconds(200)))
+        let handler = ScriptedPairing(.keyboardOnly, .hang)
+        try await SimulatorFixture.withPairing(handler: handler, answerTimeout: .milliseconds(200)) { _, peripheral in
             let error = await bleError { try await peripheral.pair(timeout: .seconds(10)) }
             #expect(error?.code == .authenticationFailed)
             #expect(await !peripheral.isPaired)
-            await central.close()
         }
     }
 
@@ -199,7 +164,7 @@ struct PairingTests {
         }
     }
 
-    @Test("a bond survives a bluetoothd restart")
+    @Test("a bond survives a bluetoothd restart; the agent is registered again for the next pairing")
     func bondSurvivesRestart() async throws {
         try await SimulatorFixture.run { fixture in
             let (central, peripheral) = try await fixture.connected()
@@ -210,7 +175,6 @@ struct PairingTests {
             try await eventually("the bonded device is back") {
                 await central.knownPeripherals().first?.isPaired == true
             }
-            // The agent bluetoothd forgot is registered again for the next pairing.
             try await central.forget(peripheral.id)
             _ = try #require(try await first(central.scan()) { $0.id == peripheral.id })
             let again = try await central.connect(peripheral.id, timeout: .seconds(10))

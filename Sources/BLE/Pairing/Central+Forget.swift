@@ -20,9 +20,11 @@ extension Central {
         let events = session.events(under: path)
         defer { events.cancel() }
         do {
-            _ = try await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.removeDevice, [.objectPath(path)])
-        } catch where error.dbusErrorName == BlueZErrorName.doesNotExist {
-            // Removed meanwhile (it expired, or another client removed it).
+            _ = try await session.call(
+                adapterPath, BlueZInterface.adapter1, BlueZMethod.removeDevice, [.objectPath(path)])
+        } catch {
+            // DoesNotExist: removed meanwhile (it expired, or another client removed it).
+            guard error.dbusErrorName == BlueZErrorName.doesNotExist else { throw error }
         }
         await session.settle(events, within: Self.settleLimit) { $0.interfaces(at: path) == nil }
     }

@@ -55,8 +55,9 @@ final class PairingAgent: Sendable {
             _ = try await session.call(
                 BlueZService.managerPath, BlueZInterface.agentManager1, BlueZMethod.registerAgent,
                 [.objectPath(Self.path), .string(handler.capability.rawValue)])
-        } catch where error.dbusErrorName == BlueZErrorName.alreadyExists {
-            // Registered by a concurrent call on this connection: one agent per client.
+        } catch {
+            // AlreadyExists: registered by a concurrent call on this connection (one per client).
+            guard error.dbusErrorName == BlueZErrorName.alreadyExists else { throw error }
         }
         state.withLock { $0.registeredWith = owner }
     }

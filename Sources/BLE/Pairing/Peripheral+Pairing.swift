@@ -38,9 +38,8 @@ extension Peripheral {
         defer { events.cancel() }
         do {
             _ = try await session.call(devicePath, BlueZInterface.device1, BlueZMethod.pair, timeout: remaining)
-        } catch where error.dbusErrorName == BlueZErrorName.alreadyExists {
-            return
         } catch {
+            if error.dbusErrorName == BlueZErrorName.alreadyExists { return }
             // Our own cancel or deadline leaves BlueZ's pairing running: cancel it. BlueZ's own
             // endings (named org.bluez.Error.*) need nothing more.
             let ourCancel = Task.isCancelled && error.code == .cancelled

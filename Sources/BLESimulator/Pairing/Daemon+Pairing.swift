@@ -102,8 +102,10 @@ extension Daemon {
                 return entered == pairing.passkey
             }
         case .numericComparison:
-            ask(agent, BlueZMethod.requestConfirmation, [.objectPath(path), .uint32(pairing.passkey)], &state, path, token)
-            { reply in reply.body.isEmpty }
+            ask(
+                agent, BlueZMethod.requestConfirmation, [.objectPath(path), .uint32(pairing.passkey)], &state, path,
+                token
+            ) { reply in reply.body.isEmpty }
         case .justWorks:
             break
         }

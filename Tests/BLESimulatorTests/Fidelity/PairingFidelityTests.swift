@@ -24,7 +24,8 @@ struct PairingFidelityTests {
     func agentManager() async throws {
         try await Fidelity.run(.bluez566) { _, client, _ in
             let agent = ScriptedAgent.path
-            let bad = await client.error(Paths.manager, Self.agentManager, "RegisterAgent", [.objectPath(agent), .string("Display")])
+            let bad = await client.error(
+                Paths.manager, Self.agentManager, "RegisterAgent", [.objectPath(agent), .string("Display")])
             expectError(bad, BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidArguments)
             try await client.call(Paths.manager, Self.agentManager, "RegisterAgent", [.objectPath(agent), .string("")])
             let twice = await client.error(
