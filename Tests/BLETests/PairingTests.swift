@@ -117,9 +117,13 @@ struct PairingTests {
     func timeout() async throws {
         let handler = ScriptedPairing(.keyboardOnly, .wait)
         try await SimulatorFixture.withPairing(handler: handler) { _, peripheral in
-            let error = await bleError { try await peripheral.pair(timeout: .milliseconds(500)) }
+            let error = await bleError { try await peripheral.pair(timeout: .seconds(1)) }
             #expect(error?.code == .timeout)
-            try await eventually("bluetoothd cancelled the request") { handler.questions.last == "cancelled" }
+            // On a loaded machine the deadline can pass before bluetoothd asked anything; once
+            // the handler was asked, it must be told the request is over.
+            if !handler.questions.isEmpty {
+                try await eventually("bluetoothd cancelled the request") { handler.questions.last == "cancelled" }
+            }
             #expect(await !peripheral.isPaired)
         }
     }
