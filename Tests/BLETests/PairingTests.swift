@@ -45,6 +45,18 @@ struct PairingTests {
         }
     }
 
+    @Test("concurrent pair() calls share one pairing: one question, no InProgress")
+    func concurrentCallsShare() async throws {
+        let handler = ScriptedPairing(.keyboardOnly, .answer(passkey: 654_321))
+        try await SimulatorFixture.withPairing(handler: handler) { _, peripheral in
+            async let first: Void = peripheral.pair(timeout: .seconds(10))
+            async let second: Void = peripheral.pair(timeout: .seconds(10))
+            _ = try await (first, second)
+            #expect(await peripheral.isPaired)
+            #expect(handler.questions.count == 1)
+        }
+    }
+
     @Test("a wrong passkey fails with authenticationFailed, BlueZ's name kept; not paired")
     func wrongPasskey() async throws {
         let handler = ScriptedPairing(.keyboardOnly, .answer(passkey: 111_111))

@@ -11,6 +11,7 @@ extension Peripheral {
 
     /// Pairs and bonds with the peripheral (`Device1.Pair`), asking the central's
     /// ``PairingHandler`` whatever the method needs. Connects first when the link is down.
+    /// Concurrent calls share one pairing (and the first call's deadline).
     ///
     /// Succeeds at once when the peripheral is already paired (BlueZ's `AlreadyExists` is
     /// success too). Cancelling the task, or the deadline passing, cancels the pairing
@@ -26,6 +27,26 @@ extension Peripheral {
     ///   ``BLEError/Code/connectionFailed``; ``BLEError/dbusErrorName`` keeps BlueZ's name.
     public func pair(timeout: Duration? = nil) async throws(BLEError) {
         if isPaired { return }
+        let attempt: SharedAttempt<Void>
+        if let existing = pairAttempt {
+            attempt = existing
+        } else {
+            attempt = SharedAttempt(
+                Task(executorPreference: session.connection.executor) {
+                    do throws(BLEError) {
+                        return .success(try await self.performPair(timeout: timeout))
+                    } catch {
+                        return .failure(error)
+                    }
+                })
+            pairAttempt = attempt
+        }
+        let result = await attempt.join(diagnostics: session.diagnostics, executor: session.connection.executor)
+        if pairAttempt === attempt, !Task.isCancelled || !attempt.isWaitedFor { pairAttempt = nil }
+        try result.get()
+    }
+
+    private func performPair(timeout: Duration?) async throws(BLEError) {
         guard let central else { throw BLEError(.failed, message: "the central that made this peripheral is gone") }
         let limit = timeout ?? central.options.pairTimeout
         let start = ContinuousClock.now
