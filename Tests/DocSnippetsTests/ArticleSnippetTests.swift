@@ -51,6 +51,27 @@ struct ArticleSnippetTests {
         if case .connected = events[2] {} else { Issue.record("third event \(events[2])") }
     }
 
+    @Test("Pairing: the keypad handler's passkey bonds; a wrong one fails; forget drops the bond")
+    func pairing() async throws {
+        var monitor = SnippetFixture.heartRateMonitor()
+        monitor.pairing = SimulatedPairing(ioCapability: .displayOnly, passkey: 246_810)
+        let outcome = try await SnippetFixture.run(monitor: monitor) { fixture in
+            try await Pairing.pairWithPasskey(bus: fixture.blePath, id: try fixture.id, typed: 246_810, forget: true)
+        }
+        #expect(outcome.paired)
+        #expect(!outcome.afterForget)
+        let wrong = try await SnippetFixture.run(monitor: monitor) { fixture in
+            let id = try fixture.id
+            do throws(BLEError) {
+                _ = try await Pairing.pairWithPasskey(bus: fixture.blePath, id: id, typed: 1, forget: false)
+                return BLEError.Code.failed
+            } catch {
+                return error.code
+            }
+        }
+        #expect(wrong == .authenticationFailed)
+    }
+
     @Test("Notifications: subscribe first, then trigger; nothing is lost")
     func subscribeFirst() async throws {
         let result = try await SnippetFixture.run { fixture in

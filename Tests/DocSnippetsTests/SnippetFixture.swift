@@ -28,12 +28,12 @@ struct SnippetFixture: Sendable {
     }
 
     static func run<R: Sendable>(
-        options: SimulatorOptions = SimulatorOptions(), _ body: (SnippetFixture) async throws -> R
+        options: SimulatorOptions = SimulatorOptions(), monitor: VirtualPeripheral = heartRateMonitor(),
+        _ body: (SnippetFixture) async throws -> R
     ) async throws -> R {
         let bus = try TestBus()
         defer { bus.stop() }
-        let simulator = try await Simulator.start(
-            on: .address(bus.address), options: options, peripherals: [heartRateMonitor()])
+        let simulator = try await Simulator.start(on: .address(bus.address), options: options, peripherals: [monitor])
         defer { simulator.stop() }
         return try await body(SnippetFixture(bus: bus, simulator: simulator))
     }

@@ -28,6 +28,8 @@ public actor Central {
     var discovery = DiscoverySessions()
     var peripherals: [PeripheralID: Peripheral] = [:]
     var connectAttempts: [PeripheralID: ConnectAttempt] = [:]
+    /// The pairing agent, registered with bluetoothd when this central first pairs.
+    nonisolated let pairingAgent: PairingAgent
 
     /// The actor runs where the bus connection does its I/O.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -48,6 +50,8 @@ public actor Central {
         self.adapterName = name
         self.adapterPath = path
         self.stateBroadcast = Broadcast(.unknown, diagnostics: session.diagnostics)
+        self.pairingAgent = PairingAgent(
+            session: session, handler: options.pairingHandler, answerTimeout: options.pairingAnswerTimeout)
         let events = session.events()
         stateBroadcast.set(Self.deriveState(session, adapter: path))
         let task = Task(executorPreference: session.connection.executor) { [weak self] in
@@ -65,11 +69,13 @@ public actor Central {
         session.close()
     }
 
-    /// Stops following bluetoothd and closes the bus connection. Links this central opened
-    /// stay up only if BlueZ keeps them (it does: quirk Q15); call ``Peripheral/disconnect()`` first.
+    /// Stops following bluetoothd, unregisters the pairing agent and closes the bus connection.
+    /// Links this central opened stay up only if BlueZ keeps them (it does: quirk Q15); call
+    /// ``Peripheral/disconnect()`` first.
     public func close() {
         follower?.cancel()
         follower = nil
+        pairingAgent.close()
         stateBroadcast.finish()
         session.close()
     }

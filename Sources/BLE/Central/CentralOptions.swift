@@ -11,6 +11,14 @@ public struct CentralOptions: Sendable {
     /// before dropping (and counting) new ones: 8,192, several seconds at the fastest rate the
     /// bus sustains.
     public var notificationBufferSize: Int = 8192
+    /// Deadline of ``Peripheral/pair(timeout:)`` when none is given: connecting and pairing,
+    /// including the user's typing (60 s, bluetoothd's wait for an agent's answer).
+    public var pairTimeout: Duration = .seconds(60)
+    /// Answers BlueZ's pairing questions; the default is Just Works (``JustWorksPairing``).
+    public var pairingHandler: any PairingHandler = JustWorksPairing()
+    /// How long the ``pairingHandler`` may take to answer one question before BlueZ is told it
+    /// was cancelled (25 s: within the kernel's 30 s SMP timeout, so pairing fails cleanly).
+    public var pairingAnswerTimeout: Duration = .seconds(25)
     /// The policy of peripherals this central connects.
     public var reconnectPolicy: ReconnectPolicy = .never
     /// Where the SDK logs; nothing by default.

@@ -49,9 +49,12 @@ extension BLEError {
         case BlueZErrorName.busy: return .busy
         case BlueZErrorName.blocked: return .poweredOff
         case BlueZErrorName.connectionAttemptFailed: return .connectionFailed
-        case BlueZErrorName.authenticationFailed, BlueZErrorName.authenticationRejected,
-            BlueZErrorName.authenticationCanceled, BlueZErrorName.authenticationTimeout, BlueZErrorName.rejected:
+        case BlueZErrorName.authenticationFailed, BlueZErrorName.authenticationRejected, BlueZErrorName.rejected:
             return .authenticationFailed
+        // Pair's other endings: nobody answered in time; the pairing was cancelled (CancelPairing
+        // or the link dropping, MGMT_STATUS_DISCONNECTED).
+        case BlueZErrorName.authenticationTimeout: return .timeout
+        case BlueZErrorName.authenticationCanceled: return .cancelled
         case BlueZErrorName.canceled: return .cancelled
         case DBusError.StandardName.noReply:
             // The bus sends NoReply both for its own reply timeout and when bluetoothd left the

@@ -11,7 +11,8 @@ public struct BLEError: Error, Sendable, CustomStringConvertible, CustomDebugStr
 
         /// No answer before the deadline.
         public static let timeout = Code("timeout")
-        /// The waiting task was cancelled (or a pending connect was cancelled by a disconnect).
+        /// The waiting task was cancelled, or BlueZ cancelled the operation (a pending connect
+        /// by a disconnect, a pairing by `CancelPairing` or by its link dropping).
         public static let cancelled = Code("cancelled")
         /// The peripheral is not connected.
         public static let notConnected = Code("notConnected")

@@ -22,6 +22,8 @@ public actor Peripheral {
     var lastDisconnectReason: DisconnectReason?
     /// The GATT client's bookkeeping (see Peripheral+GATT.swift).
     var gatt = GattClientState()
+    /// The pairing in flight, which concurrent ``pair(timeout:)`` calls share.
+    var pairAttempt: SharedAttempt<Void>?
     nonisolated let notificationBufferSize: Int
     nonisolated let operationTimeout: Duration
 

@@ -229,6 +229,9 @@ final class BlueZSession: Sendable {
     /// The mirrored tree (a copy).
     var tree: BlueZObjectTree { state.withLock { $0.tree } }
 
+    /// bluetoothd's unique name now, if it is on the bus.
+    var owner: BusName? { state.withLock { $0.owner } }
+
     /// Whether bluetoothd is on the bus now, was ever seen, and refused us.
     var daemonStatus: (present: Bool, everSeen: Bool, accessDenied: Bool) {
         state.withLock { ($0.owner != nil, $0.everSeenOwner, $0.accessDenied) }

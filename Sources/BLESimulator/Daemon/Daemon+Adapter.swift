@@ -209,6 +209,7 @@ extension Daemon {
             // when the link is down, then removal (`remove_device`).
             state.stored.remove(device.address)
             state.storedServices[device.address] = nil
+            state.bonds[device.address] = nil
             guard device.connected else {
                 removeDevice(&state, path)
                 return reply.succeed()

@@ -14,6 +14,10 @@ extension Daemon {
         var device = DeviceState(path: path, adapterIndex: adapter.index, address: address)
         device.temporary = !fromStorage
         if fromStorage { device.storedServices = state.storedServices[address] }
+        if let key = state.bonds[address] {
+            device.paired = true
+            device.bondSecurity = key
+        }
         if !fromStorage {
             device.rssi = rssi
             device.txPower = definition.txPower
@@ -116,7 +120,8 @@ extension Daemon {
     /// Removes a device object and its GATT subtree, children first, each with its own
     /// `InterfacesRemoved`.
     func removeDevice(_ state: inout SimState, _ path: ObjectPath) {
-        guard let device = state.devices.removeValue(forKey: path) else { return }
+        guard var device = state.devices.removeValue(forKey: path) else { return }
+        abortBonding(&device, BlueZErrorName.authenticationCanceled, BlueZErrorMessage.authenticationCanceled)
         for reply in device.pendingConnects {
             reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.bredrConnectionCanceled))
         }

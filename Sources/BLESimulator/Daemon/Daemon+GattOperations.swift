@@ -227,6 +227,7 @@ extension Daemon {
         guard needed > .none, var device = state.devices[path], needed > device.bondSecurity else { return nil }
         guard needed == .encrypted else { return needed.missingError }
         device.bondSecurity = .encrypted
+        state.bonds[device.address] = .encrypted
         device.temporary = false
         state.stored.insert(device.address)
         let announce = !device.paired

@@ -111,7 +111,7 @@ extension Daemon {
     }
 
     /// GATT objects (first time only: the cache keeps them), MTU, then `ServicesResolved`.
-    private func resolve(_ state: inout SimState, _ path: ObjectPath, _ generation: Int) {
+    func resolve(_ state: inout SimState, _ path: ObjectPath, _ generation: Int) {
         guard var device = state.devices[path], device.linkGeneration == generation, device.connected,
             let record = state.peripherals[device.address]
         else { return }
@@ -206,6 +206,8 @@ extension Daemon {
     /// `Connected=false`; acquired channels hang up; GATT objects stay (`Cache=always`).
     func linkDown(_ state: inout SimState, _ path: ObjectPath, reason: DisconnectReason) {
         guard var device = state.devices[path], device.connected else { return }
+        // A pairing loses its link: MGMT_STATUS_DISCONNECTED.
+        abortBonding(&device, BlueZErrorName.authenticationCanceled, BlueZErrorMessage.authenticationCanceled)
         device.connected = false
         device.disconnecting = false
         device.servicesResolved = false
@@ -251,43 +253,6 @@ extension Daemon {
             emit(
                 path, BlueZInterface.device1,
                 set: [("ServicesResolved", .boolean(false)), ("Connected", .boolean(false))])
-        }
-    }
-
-    // MARK: Pairing
-
-    func pairCall(_ call: DBusMessage, _ reply: MethodReply, _ path: ObjectPath) {
-        core.state.withLock { state in
-            guard isCurrent(state), var device = state.devices[path] else {
-                return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
-            }
-            if device.paired {
-                return reply.fail(Self.error(BlueZErrorName.alreadyExists, BlueZErrorMessage.alreadyExists))
-            }
-            device.paired = true
-            // The simulated agent confirms a passkey: the key is authenticated.
-            device.bondSecurity = .authenticated
-            device.temporary = false
-            state.stored.insert(device.address)
-            state.devices[path] = device
-            emit(path, BlueZInterface.device1, set: [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
-            reply.succeed()
-        }
-    }
-
-    /// Without a pairing in progress bluetoothd drops the keys and answers `DoesNotExist` (Q24).
-    func cancelPairingCall(_ call: DBusMessage, _ reply: MethodReply, _ path: ObjectPath) {
-        core.state.withLock { state in
-            guard isCurrent(state), var device = state.devices[path] else {
-                return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
-            }
-            if device.paired {
-                device.paired = false
-                device.bondSecurity = .none
-                state.devices[path] = device
-                emit(path, BlueZInterface.device1, set: [("Paired", .boolean(false)), ("Bonded", .boolean(false))])
-            }
-            reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
         }
     }
 }

@@ -66,6 +66,7 @@ final class Daemon: Sendable {
                 for channel in device.acquiredWrite.values { channel.hangUp() }
             }
             state.devices.removeAll()
+            releaseAgents(&state)
             state.discovery.removeAll()
             state.filters.removeAll()
         }
@@ -115,15 +116,6 @@ final class Daemon: Sendable {
         }
     }
 
-    /// bluetoothd answers agent registration; pairing here never needs one (Just Works).
-    private func agentManagerMethods() throws(DBusError) -> [ExportedMethod] {
-        [
-            .immediate(BlueZMethod.registerAgent, in: try Signature("os")) { _ in [] },
-            .immediate(BlueZMethod.unregisterAgent, in: try Signature("o")) { _ in [] },
-            .immediate(BlueZMethod.requestDefaultAgent, in: try Signature("o")) { _ in [] },
-        ]
-    }
-
     // MARK: Clients leaving the bus
 
     /// bluetoothd drops a client's discovery sessions, filters and notify sessions when its
@@ -170,6 +162,7 @@ final class Daemon: Sendable {
                 state.devices[path] = device
             }
             serverClientLeft(&state, client)
+            pairingClientLeft(&state, client)
         }
     }
 

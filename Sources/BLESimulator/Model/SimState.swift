@@ -35,6 +35,12 @@ struct SimState: Sendable {
     var statistics = SimulatorStatistics()
     /// The peripheral role: registered GATT applications and advertisements (Server/).
     var server = ServerState()
+    /// Registered pairing agents (a daemon's state: a restart forgets them).
+    var agents = AgentRegistry()
+    /// Keys of bonded devices, which survive a restart like `stored`.
+    var bonds: [BluetoothAddress: AttributeSecurity] = [:]
+    /// Numbers the bondings, so stale timers and agent replies do nothing.
+    var nextBonding = 0
 }
 
 extension SimState {
@@ -120,6 +126,8 @@ struct DeviceState: Sendable {
     var bondSecurity = AttributeSecurity.none
     /// Replies owed to Connect calls waiting for the link.
     var pendingConnects: [MethodReply] = []
+    /// A `Pair` in progress.
+    var bonding: Bonding?
     /// Delayed GATT requests still owed a reply, by id; link loss fails them (ATT 0x0E).
     var pendingOperations: [Int: MethodReply] = [:]
     var nextOperation = 0

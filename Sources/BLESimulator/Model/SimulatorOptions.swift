@@ -29,6 +29,12 @@ public struct SimulatorOptions: Sendable, Hashable {
     /// connection interval (30–50 ms with Linux's defaults). ATT allows one indication in flight
     /// per link, so the peer's next indication waits this long; zero (the default) confirms at once.
     public var indicationConfirmDelay: Duration = .zero
+    /// How long SMP takes once the method's user step is done (key exchange and distribution).
+    public var pairingDelay: Duration = .milliseconds(20)
+    /// How long pairing waits for the agent's answer before it fails with
+    /// `AuthenticationTimeout` and the agent is sent `Cancel` (the kernel's SMP timeout is 30 s,
+    /// bluetoothd's agent timeout 60 s).
+    public var pairingTimeout: Duration = .seconds(30)
     /// Whether the simulator also serves its control interface, `org.swiftble.Simulator1` under
     /// `org.swiftble.Simulator` (see ``SimulatorControlInterface``), on a connection of its own.
     public var controlInterface = true

@@ -38,6 +38,8 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
     public var mtu: UInt16 = 247
     /// Its GATT database.
     public var services: [VirtualService] = []
+    /// How it pairs (Just Works by default).
+    public var pairing = SimulatedPairing()
 
     /// Creates a peripheral.
     public init(address: String, name: String? = nil, services: [VirtualService] = []) {
@@ -49,6 +51,7 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case address, addressType, name, advertisingIntervalMs, rssi, rssiJitter, txPower, connectable
         case discoverable, serviceUUIDs, manufacturerData, serviceData, appearance, advertising, mtu, services
+        case pairing
     }
 
     /// Decodes a peripheral; every field but `address` is optional.
@@ -79,6 +82,7 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
         advertising = try c.decodeIfPresent(Bool.self, forKey: .advertising) ?? true
         mtu = try c.decodeIfPresent(UInt16.self, forKey: .mtu) ?? 247
         services = try c.decodeIfPresent([VirtualService].self, forKey: .services) ?? []
+        pairing = try c.decodeIfPresent(SimulatedPairing.self, forKey: .pairing) ?? SimulatedPairing()
     }
 
     /// Encodes with company ids as decimal strings.
@@ -102,6 +106,7 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
         try c.encode(advertising, forKey: .advertising)
         try c.encode(mtu, forKey: .mtu)
         try c.encode(services, forKey: .services)
+        if pairing != SimulatedPairing() { try c.encode(pairing, forKey: .pairing) }
     }
 }
 

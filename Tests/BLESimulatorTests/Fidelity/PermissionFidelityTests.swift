@@ -87,15 +87,20 @@ struct PermissionFidelityTests {
     }
 
     @Test(
-        "An authenticated key needed: Just Works cannot give one, NotPermitted \"Not paired\"; after Pair it reads",
+        "An authenticated key needed: Just Works cannot give one, NotPermitted \"Not paired\"; after Pair with an agent confirming, it reads",
         arguments: Release.allCases)
     func authenticationNeeded(release: Release) async throws {
-        try await Fidelity.run(release, peripherals: [Self.sensor()]) { _, client, _ in
+        var sensor = Self.sensor()
+        sensor.pairing.ioCapability = .displayYesNo
+        try await Fidelity.run(release, peripherals: [sensor]) { _, client, _ in
+            let agent = ScriptedAgent(answer: .accept(passkey: 0))
+            try await agent.register(on: client.connection, capability: "KeyboardDisplay")
             try await client.connectSensor()
             let error = await client.error(Self.authenticatedRead, Self.characteristic, "ReadValue", [Self.noOptions])
             expectError(error, BlueZErrorName.notPermitted, BlueZErrorMessage.notPaired)
             #expect(try await client.get(Paths.sensor, BlueZInterface.device1, "Paired") == .boolean(false))
             try await client.call(Paths.sensor, BlueZInterface.device1, "Pair")
+            #expect(agent.received == ["RequestConfirmation(\(Paths.sensor.rawValue), 123456)"])
             let body = try await client.call(
                 Self.authenticatedRead, Self.characteristic, "ReadValue", [Self.noOptions])
             #expect(body == [.bytes(Data([0x22]))])

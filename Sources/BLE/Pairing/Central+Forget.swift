@@ -1,0 +1,31 @@
+import BlueZ
+import DBus
+
+extension Central {
+    /// How long a call's outcome may wait for the signals bluetoothd sent before its reply.
+    static let settleLimit = Duration.seconds(2)
+
+    /// Makes BlueZ forget a peripheral (`Adapter1.RemoveDevice`): its bond (keys), its cached
+    /// services, and the link if it is up. A ``Peripheral`` this central made disconnects first
+    /// (so no reconnect policy fights the removal); found again by a scan, it works as before.
+    ///
+    /// Succeeds when BlueZ does not know the peripheral: there is nothing to forget.
+    public func forget(_ id: PeripheralID) async throws(BLEError) {
+        guard id.adapter == adapterName else {
+            throw BLEError(.invalidArguments, message: "this central uses \(adapterName), not \(id.adapter)")
+        }
+        guard let address = id.bluetoothAddress else { throw BLEError(.invalidArguments, message: "bad address") }
+        guard let path = session.tree.devicePath(address: address, adapter: adapterPath) else { return }
+        if let peripheral = peripherals[id] { try await peripheral.disconnect() }
+        let events = session.events(under: path)
+        defer { events.cancel() }
+        do {
+            _ = try await session.call(
+                adapterPath, BlueZInterface.adapter1, BlueZMethod.removeDevice, [.objectPath(path)])
+        } catch {
+            // DoesNotExist: removed meanwhile (it expired, or another client removed it).
+            guard error.dbusErrorName == BlueZErrorName.doesNotExist else { throw error }
+        }
+        await session.settle(events, within: Self.settleLimit) { $0.interfaces(at: path) == nil }
+    }
+}
