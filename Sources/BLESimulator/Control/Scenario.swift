@@ -29,10 +29,12 @@ public struct Scenario: Sendable, Hashable, Codable {
         public var scanTickMs: Int?
         /// ``SimulatorOptions/indicationConfirmDelay``
         public var indicationConfirmMs: Int?
+        /// ``SimulatorOptions/pairingDelay``
+        public var pairingDelayMs: Int?
 
         private enum CodingKeys: String, CodingKey {
             case connectDelayMs, resolveDelayMs, disconnectDelayMs, connectTimeoutMs, temporaryTimeoutMs, scanTickMs
-            case indicationConfirmMs
+            case indicationConfirmMs, pairingDelayMs
         }
 
         /// Decodes the timing; an unknown key is an error.
@@ -46,6 +48,7 @@ public struct Scenario: Sendable, Hashable, Codable {
             temporaryTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .temporaryTimeoutMs)
             scanTickMs = try c.decodeIfPresent(Int.self, forKey: .scanTickMs)
             indicationConfirmMs = try c.decodeIfPresent(Int.self, forKey: .indicationConfirmMs)
+            pairingDelayMs = try c.decodeIfPresent(Int.self, forKey: .pairingDelayMs)
         }
     }
 
@@ -91,6 +94,7 @@ public struct Scenario: Sendable, Hashable, Codable {
             if let ms = timing.temporaryTimeoutMs { options.temporaryTimeout = .milliseconds(ms) }
             if let ms = timing.scanTickMs { options.scanTick = .milliseconds(max(1, ms)) }
             if let ms = timing.indicationConfirmMs { options.indicationConfirmDelay = .milliseconds(max(0, ms)) }
+            if let ms = timing.pairingDelayMs { options.pairingDelay = .milliseconds(max(0, ms)) }
         }
         return options
     }

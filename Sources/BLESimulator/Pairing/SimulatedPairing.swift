@@ -43,8 +43,9 @@ public struct SimulatedPairing: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case ioCapability, passkey, requiresAuthentication, rejects }
 
-    /// Decodes with every field optional.
+    /// Decodes with every field optional; an unknown key is an error.
     public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         ioCapability = try c.decodeIfPresent(IOCapability.self, forKey: .ioCapability) ?? .noInputNoOutput
         passkey = try c.decodeIfPresent(UInt32.self, forKey: .passkey) ?? 123_456

@@ -62,6 +62,7 @@ import Testing
                 #"{"address": "11:22:33:44:55:66", "services": [{"uuid": "180F", "characteristics": [{"uuid": "2A19", "flags": [], "value": {"utf-8": "x"}}]}]}"#,
                 "utf-8"
             ),
+            (#"{"address": "11:22:33:44:55:66", "pairing": {"ioCapabilty": "DisplayOnly"}}"#, "ioCapabilty"),
         ]
         for (peripheral, key) in cases {
             #expect(unknownKey(in: #"{"peripherals": [\#(peripheral)]}"#)?.key == key, "\(peripheral)")
@@ -79,11 +80,12 @@ import Testing
             {"profile": "5.66", "adapters": ["00:AA:BB:CC:DD:EE"],
              "timing": {"connectDelayMs": 1, "resolveDelayMs": 1, "disconnectDelayMs": 1, "connectTimeoutMs": 200,
                         "temporaryTimeoutMs": 1000, "scanTickMs": 10,
-                        "indicationConfirmMs": 30},
+                        "indicationConfirmMs": 30, "pairingDelayMs": 5},
              "peripherals": [{"address": "11:22:33:44:55:66", "addressType": "random", "name": "n",
                "advertisingIntervalMs": 50, "rssi": -40, "rssiJitter": 1, "txPower": 0, "connectable": true,
                "discoverable": true, "serviceUUIDs": ["180F"], "manufacturerData": {"76": "01"},
                "serviceData": {"180F": "64"}, "appearance": 768, "advertising": true, "mtu": 100,
+               "pairing": {"ioCapability": "DisplayYesNo", "passkey": 1, "requiresAuthentication": true, "rejects": false},
                "services": [{"uuid": "180F", "primary": true, "includes": [], "characteristics": [
                  {"uuid": "2A19", "flags": ["read", "notify"], "value": {"utf8": "d"}, "notifyIntervalMs": 10,
                   "notifyValues": ["01"], "readError": 2, "writeError": 3,
@@ -93,5 +95,7 @@ import Testing
         #expect(scenario.peripherals.first?.services.first?.characteristics.first?.readError == 2)
         #expect(scenario.timing?.scanTickMs == 10)
         #expect(scenario.simulatorOptions.indicationConfirmDelay == .milliseconds(30))
+        #expect(scenario.simulatorOptions.pairingDelay == .milliseconds(5))
+        #expect(scenario.peripherals.first?.pairing.ioCapability == .displayYesNo)
     }
 }
