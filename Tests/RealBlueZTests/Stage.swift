@@ -51,6 +51,9 @@ struct Stage: Sendable {
         if ProcessInfo.processInfo.environment["SWIFT_BLE_TRACE"] == "1" {
             // What the SDK says to bluetoothd and hears back, for a failure that needs a closer look.
             options.logger = BLELogger(level: .trace) { _, message, _ in print("trace: \(message)") }
+        } else if backend == .bluez {
+            // How often the real daemon needs the SDK's repairs (a re-read, a second attempt).
+            options.logger = BLELogger(level: .info) { _, message, _ in print("info: \(message)") }
         }
         change(&options)
         let central = try await Central(bus: bus, adapter: Self.centralAdapter, options: options)

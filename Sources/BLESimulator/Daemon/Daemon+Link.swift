@@ -105,7 +105,11 @@ extension Daemon {
         device.connected = true
         state.devices[path] = device
         state.statistics.connections += 1
-        emit(path, BlueZInterface.device1, set: [("Connected", .boolean(true))])
+        if state.silentConnects.remove(device.address) == nil {
+            emit(path, BlueZInterface.device1, set: [("Connected", .boolean(true))])
+        } else {
+            try? connection.storeSilently([("Connected", .boolean(true))], interface: BlueZInterface.device1, path: path)
+        }
         for reply in waiting { reply.succeed() }
         schedule(&state, after: options.resolveDelay) { daemon, state in daemon.resolve(&state, path, generation) }
     }
