@@ -212,16 +212,17 @@ final class BlueZSession: Sendable {
             return
         }
         // Filtered and applied under one lock: no signal can slip in between.
-        let (event, changes) = state.withLock { state -> (ObjectTreeEvent?, [ObjectTreeChange]) in
+        let (changed, changes) = state.withLock { state -> ([String: DBusValue], [ObjectTreeChange]) in
             let kept = state.refreshes.finish(key, values: values, serial: reply.serial)
-            guard let held = state.tree.interfaces(at: path)?[interface] else { return (nil, []) }
+            guard let held = state.tree.interfaces(at: path)?[interface] else { return ([:], []) }
             let changed = kept.filter { held[$0.key] != $0.value }
-            guard !changed.isEmpty else { return (nil, []) }
-            let event = ObjectTreeEvent.propertiesChanged(path, interface, changed: changed, invalidated: [])
-            return (event, state.tree.apply(event))
+            guard !changed.isEmpty else { return ([:], []) }
+            return (changed, state.tree.apply(.propertiesChanged(path, interface, changed: changed, invalidated: [])))
         }
-        guard let event else { return }
-        logger.log(.info, "bluetoothd changed \(changes.count) properties of \(path) without a signal")
+        guard !changed.isEmpty else { return }
+        // Either bluetoothd changed them silently or their signals are still on the way.
+        logger.log(.info, "re-read \(path): \(changed.keys.sorted().joined(separator: ", ")) differed from the mirror")
+        let event = ObjectTreeEvent.propertiesChanged(path, interface, changed: changed, invalidated: [])
         broadcast(.tree(event, changes, serial: reply.serial))
     }
 
@@ -241,9 +242,12 @@ final class BlueZSession: Sendable {
     }
 
     private func apply(_ event: ObjectTreeEvent, serial: UInt32 = 0) {
-        let changes = state.withLock { state in state.tree.apply(state.refreshes.filter(event, serial: serial)) }
+        let (applied, changes) = state.withLock { state in
+            let applied = state.refreshes.filter(event, serial: serial)
+            return (applied, state.tree.apply(applied))
+        }
         if event == .reset { state.withLock { $0.owner = nil } }
-        broadcast(.tree(event, changes, serial: serial))
+        broadcast(.tree(applied, changes, serial: serial))
     }
 
     private func broadcast(_ event: SessionEvent) {

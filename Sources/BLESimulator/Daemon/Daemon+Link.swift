@@ -108,7 +108,8 @@ extension Daemon {
         if state.silentConnects.remove(device.address) == nil {
             emit(path, BlueZInterface.device1, set: [("Connected", .boolean(true))])
         } else {
-            try? connection.storeSilently([("Connected", .boolean(true))], interface: BlueZInterface.device1, path: path)
+            let connected: [(String, DBusValue)] = [("Connected", .boolean(true))]
+            try? connection.storeSilently(connected, interface: BlueZInterface.device1, path: path)
         }
         for reply in waiting { reply.succeed() }
         schedule(&state, after: options.resolveDelay) { daemon, state in daemon.resolve(&state, path, generation) }
