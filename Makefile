@@ -33,13 +33,13 @@ demo: deps
 dbus-demo: deps
 	$(SWIFT) run dbus-demo
 
-## The whole suite, on private dbus-daemons started and stopped by the tests, then the
+## The whole suite, on private dbus-daemons started and stopped by the tests, then the same
+## RealBlueZTests against the real bluetoothd 5.66 in a qemu guest (`test-bluez`), the
 ## conformance check with a client nobody here wrote (bleak, from PyPI) and the docs check.
-## The real-BlueZ suite (`make test-bluez`) is not part of it yet: an intermittent connect
-## stall against bluetoothd 5.66 under btvirt is still open (see README, "The real BlueZ").
 test: deps
 	$(SWIFT) build --build-tests
 	timeout 1800 $(SWIFT) test --skip-build
+	$(MAKE) test-bluez
 	$(MAKE) conformance
 	$(MAKE) docs-check
 

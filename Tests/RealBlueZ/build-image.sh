@@ -19,7 +19,14 @@ done
 
 # The kernel: the package linux-image-amd64 points at, unpacked into the image folder. The
 # host's own kernel is of no use (this machine's has no Bluetooth at all).
-package=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)
+kernel_package() {
+    apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1
+}
+package=$(kernel_package)
+if [ -z "$package" ]; then   # a machine that has every package but no package lists yet
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq && package=$(kernel_package)
+fi
 [ -n "$package" ] || { echo "build-image: apt knows no linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 kernel="$IMG/kernel/$package"
 if [ ! -d "$kernel/lib/modules" ]; then

@@ -41,7 +41,7 @@ boot() {
     qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m 1G -smp 2 -no-reboot \
         -display none -monitor none -serial "file:$RUN/console.log" \
         -kernel "$IMG/vmlinuz" -initrd "$IMG/initramfs.cpio.gz" \
-        -append "console=ttyS0 quiet loglevel=4 panic=-1 realbluez.run=$RUN realbluez.channels=$channels realbluez.bluetoothd=${bluetoothd// /,}" \
+        -append "console=ttyS0 quiet loglevel=4 panic=-1 realbluez.run=$RUN realbluez.root=$ROOT realbluez.channels=$channels realbluez.bluetoothd=${bluetoothd// /,}" \
         -nic "user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:$port-:7002" \
         -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap,id=host" \
         -virtfs "local,path=$RUN,mount_tag=run,security_model=none,id=run" \

@@ -51,6 +51,9 @@ struct Stage: Sendable {
         if ProcessInfo.processInfo.environment["SWIFT_BLE_TRACE"] == "1" {
             // What the SDK says to bluetoothd and hears back, for a failure that needs a closer look.
             options.logger = BLELogger(level: .trace) { _, message, _ in print("trace: \(message)") }
+        } else if backend == .bluez {
+            // How often the real daemon needs the SDK's repairs (a re-read, a second attempt).
+            options.logger = BLELogger(level: .info) { _, message, _ in print("info: \(message)") }
         }
         change(&options)
         let central = try await Central(bus: bus, adapter: Self.centralAdapter, options: options)
@@ -64,8 +67,17 @@ struct Stage: Sendable {
         let central = try await central(change)
         let id = driver.id
         let scan = central.scan(services: [TestPeripheralLayout.service])
+        // The scan runs until the Connect is answered, as the SDK's own targeted scan does:
+        // bluetoothd drops a temporary device it last saw as not connectable when discovery
+        // stops (adapter.c discovery_cleanup), which can fall between a scan and a Connect.
+        let (found, seen) = AsyncStream<Void>.makeStream()
+        let scanning = Task {
+            defer { seen.finish() }
+            for try await discovery in scan where discovery.id == id { seen.yield() }
+        }
+        defer { scanning.cancel() }
         _ = try await within(.seconds(30), "a scan finding \(id)") {
-            for try await discovery in scan where discovery.id == id { return discovery }
+            for await _ in found { return true }
             throw StageError(description: "the scan ended")
         }
         return (central, try await central.connect(id, timeout: .seconds(30)))

@@ -13,9 +13,12 @@ extension Peripheral {
     /// already resolved; what counts is the device's state. A failed Connect before resolution
     /// fails the attempt.
     ///
-    /// bluetoothd 5.66 sometimes brings a link up and never resolves it (seen with emulated
-    /// controllers); a fresh link does. So with a deadline of 10 s or more, an attempt that
-    /// has not resolved by half the deadline is disconnected and made once more.
+    /// bluetoothd 5.66 can answer Connect with the link up but never signal `Connected=true`
+    /// (its ATT socket came up before the kernel's connection event reached it): the answer,
+    /// or `ServicesResolved=true` on a device the mirror thinks disconnected, makes the session
+    /// re-read the device (``BlueZSession/refreshProperties(at:interface:)``). Should a link
+    /// still not resolve, with a deadline of 10 s or more an attempt that has not resolved by
+    /// half the deadline is disconnected and made once more.
     static func connectAndResolve(
         session: BlueZSession, device: ObjectPath, timeout: Duration
     ) async throws(BLEError) {
@@ -60,6 +63,10 @@ extension Peripheral {
             group.addTask {
                 do throws(BLEError) {
                     _ = try await session.call(device, BlueZInterface.device1, BlueZMethod.connect, timeout: timeout)
+                    if (try? session.tree.device(at: device))??.connected == false {
+                        // Answered, so bluetoothd holds the link; the mirror may have missed it.
+                        await session.refreshProperties(at: device, interface: BlueZInterface.device1)
+                    }
                     return .connectAnswered
                 } catch {
                     return .failed(error)

@@ -22,6 +22,7 @@ final class BlueZSession: Sendable {
         var listeners: [UInt64: Listener] = [:]
         var nextListener: UInt64 = 1
         var consumer: Task<Void, Never>?
+        var refreshes = PropertyRefreshes()
     }
 
     let connection: Connection
@@ -129,6 +130,7 @@ final class BlueZSession: Sendable {
         do {
             if let event = try ObjectTreeEvent(signal: message) {
                 apply(event, serial: message.serial)
+                repairConnected(after: event)
             } else {
                 broadcast(.signal(message))
             }
@@ -189,10 +191,63 @@ final class BlueZSession: Sendable {
 
     private static let mtuProperty = "MTU"
 
+    // MARK: Re-reading properties
+
+    /// Re-reads the properties of `interface` at `path` and applies those that differ from the
+    /// mirror, for a mirror that missed a change bluetoothd made without a signal. Signals
+    /// sent after the reply win over it (``PropertyRefreshes``).
+    func refreshProperties(at path: ObjectPath, interface: InterfaceName) async {
+        let key = PropertyRefreshes.Key(path: path, interface: interface)
+        guard state.withLock({ $0.refreshes.begin(key) }) else { return }
+        let reply: DBusMessage
+        let values: [String: DBusValue]
+        do {
+            reply = try await connection.call(
+                destination: BlueZService.busName, path: path, interface: .properties, member: BlueZMethod.getAll,
+                arguments: [.string(interface.rawValue)], timeout: callTimeout)
+            values = try ObjectManagerCoding.decodeProperties(reply.body.first ?? .array(.byte, []))
+        } catch {
+            state.withLock { $0.refreshes.cancel(key) }
+            logger.log(.debug, "re-reading \(interface.rawValue) at \(path) failed: \(error)")
+            return
+        }
+        // Filtered and applied under one lock: no signal can slip in between.
+        let (changed, changes) = state.withLock { state -> ([String: DBusValue], [ObjectTreeChange]) in
+            let kept = state.refreshes.finish(key, values: values, serial: reply.serial)
+            guard let held = state.tree.interfaces(at: path)?[interface] else { return ([:], []) }
+            let changed = kept.filter { held[$0.key] != $0.value }
+            guard !changed.isEmpty else { return ([:], []) }
+            return (changed, state.tree.apply(.propertiesChanged(path, interface, changed: changed, invalidated: [])))
+        }
+        guard !changed.isEmpty else { return }
+        // Either bluetoothd changed them silently or their signals are still on the way.
+        logger.log(.info, "re-read \(path): \(changed.keys.sorted().joined(separator: ", ")) differed from the mirror")
+        let event = ObjectTreeEvent.propertiesChanged(path, interface, changed: changed, invalidated: [])
+        broadcast(.tree(event, changes, serial: reply.serial))
+    }
+
+    /// bluetoothd 5.66 marks a device connected without `Connected=true` when the ATT socket
+    /// of its Connect is up before the kernel's connection event reaches it (src/device.c:
+    /// `att_connect_cb` sets the state, `device_add_connection` then finds it set and says
+    /// nothing). `ServicesResolved=true` follows only on a connected device, so the mirror
+    /// holding it on a device it thinks disconnected is that case: re-read the device.
+    private func repairConnected(after event: ObjectTreeEvent) {
+        guard case .propertiesChanged(let path, BlueZInterface.device1, let changed, _) = event,
+            changed[DeviceProperties.Key.servicesResolved] == .boolean(true),
+            (try? tree.device(at: path))??.connected == false
+        else { return }
+        Task(executorPreference: connection.executor) { [weak self] in
+            await self?.refreshProperties(at: path, interface: BlueZInterface.device1)
+        }
+    }
+
     private func apply(_ event: ObjectTreeEvent, serial: UInt32 = 0) {
-        let changes = state.withLock { $0.tree.apply(event) }
+        let (applied, changes) = state.withLock { state in
+            let applied = state.refreshes.filter(event, serial: serial)
+            return (applied, state.tree.apply(applied))
+        }
         if event == .reset { state.withLock { $0.owner = nil } }
-        broadcast(.tree(event, changes, serial: serial))
+        broadcast(.tree(applied, changes, serial: serial))
     }
 
     private func broadcast(_ event: SessionEvent) {

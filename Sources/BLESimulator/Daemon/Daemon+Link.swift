@@ -105,7 +105,12 @@ extension Daemon {
         device.connected = true
         state.devices[path] = device
         state.statistics.connections += 1
-        emit(path, BlueZInterface.device1, set: [("Connected", .boolean(true))])
+        if state.silentConnects.remove(device.address) == nil {
+            emit(path, BlueZInterface.device1, set: [("Connected", .boolean(true))])
+        } else {
+            let connected: [(String, DBusValue)] = [("Connected", .boolean(true))]
+            try? connection.storeSilently(connected, interface: BlueZInterface.device1, path: path)
+        }
         for reply in waiting { reply.succeed() }
         schedule(&state, after: options.resolveDelay) { daemon, state in daemon.resolve(&state, path, generation) }
     }

@@ -29,6 +29,9 @@ struct SimState: Sendable {
     var devicePaths: [Int: [BluetoothAddress: ObjectPath]] = [:]
     /// Injected faults, matched in order.
     var faults: [FaultRule] = []
+    /// Peripherals whose next link comes up without `Connected=true`
+    /// (``Simulator/silenceNextConnectedSignal(address:)``).
+    var silentConnects: Set<BluetoothAddress> = []
     /// Bumped at every daemon restart so work scheduled by an old daemon does nothing.
     var generation = 0
     /// Counters for tests and the control interface.

@@ -64,6 +64,15 @@ extension Connection {
         _ = try Self.store(core, changes, removals, interface, path).get()
     }
 
+    /// Stores new property values without `PropertiesChanged`: `Get` and `GetAll` answer them
+    /// from now on, but no listener is told. Only for a server that stands in for a daemon that
+    /// changes state silently (BLESimulator reproducing bluetoothd's quirks).
+    public func storeSilently(_ changes: [(String, DBusValue)], interface: InterfaceName, path: ObjectPath)
+        throws(DBusError)
+    {
+        _ = try Self.store(core, changes, [], interface, path, announce: false).get()
+    }
+
     /// The stored value of an exported property (`nil` when it is absent or unknown).
     public func property(_ name: String, interface: InterfaceName, path: ObjectPath) -> DBusValue? {
         core.objects.withLock { table in
@@ -82,14 +91,13 @@ extension Connection {
     @discardableResult
     static func store(
         _ core: ConnectionCore, _ changes: [(String, DBusValue)], _ removals: [String],
-        _ interface: InterfaceName, _ path: ObjectPath?
+        _ interface: InterfaceName, _ path: ObjectPath?, announce: Bool = true
     ) -> Result<[DBusValue], DBusError> {
         guard let path else { return .failure(DBusError(.invalidValue, message: "no path")) }
         return core.objects.withLock { table -> Result<[DBusValue], DBusError> in
             do throws(DBusError) {
-                Self.emit(
-                    try table.updateProperties(set: changes, remove: removals, interface: interface, at: path),
-                    on: core)
+                let signals = try table.updateProperties(set: changes, remove: removals, interface: interface, at: path)
+                if announce { Self.emit(signals, on: core) }
                 return .success([])
             } catch {
                 return .failure(error)
