@@ -80,13 +80,7 @@ public final class Simulator: Sendable {
     /// Cancellation cuts the downtime short.
     public func restartDaemon(downtime: Duration = .zero) async throws(DBusError) {
         // The control interface stays: a Restart() asked over the bus is answered afterwards.
-        // The old daemon gives org.bluez back and waits for the bus to confirm it: closing
-        // alone lets the new daemon's RequestName reach the bus before the old connection's
-        // hang-up does, and fail (seen with downtime zero under ThreadSanitizer).
-        if let old = daemon.withLock({ $0.take() }) {
-            _ = try? await old.connection.releaseName(BlueZService.busName)
-            old.shutdown()
-        }
+        stopDaemon()
         if downtime > .zero { try? await Task.sleep(for: downtime) }
         let fresh = try await Daemon.start(core: core, bus: bus)
         daemon.withLock { $0 = fresh }
