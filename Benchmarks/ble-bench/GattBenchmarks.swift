@@ -1,6 +1,6 @@
 import BLE
+import DBus
 import Foundation
-import Synchronization
 
 /// The GATT benchmarks of issue 8 through the public BLE API (Central, Peripheral,
 /// Characteristic): the same work as `gatt_floor` and `Benchmarks/bleak_bench.py`. Each returns
@@ -94,7 +94,7 @@ enum GattBenchmarks {
         let central = try await GattFixture.central(options: options)
         let (peripheral, characteristic) = try await GattFixture.connectedCharacteristic(central, GattFixture.notify)
         let address = GattFixture.address(1)
-        let tally = Mutex(NotificationTally(count: count))
+        let tally = PosixMutex(NotificationTally(count: count))
         let sequence: NotificationSequence
         if acquired {
             sequence = characteristic.acquiredNotifications

@@ -1,7 +1,6 @@
 import BlueZ
 import DBus
 import Foundation
-import Synchronization
 
 /// A crowd of advertisers scanned through ble-sim from a raw D-Bus client: StartDiscovery,
 /// then the time until `count` distinct devices were announced (`InterfacesAdded`), then
@@ -17,7 +16,7 @@ struct SimulatorScanBenchmark {
             var allAt: UInt64 = 0
             var laterReports = 0
         }
-        let counts = Mutex(Counts())
+        let counts = PosixMutex(Counts())
     }
 
     init() async throws {

@@ -1,7 +1,6 @@
 import BlueZ
 import DBus
 import Foundation
-import Synchronization
 
 /// A stand-in for bluetoothd on a D-Bus bus: it owns `org.bluez`, exports adapters, devices
 /// and GATT objects the way the real daemon does, and serves scriptable virtual peripherals,
@@ -16,10 +15,10 @@ import Synchronization
 public final class Simulator: Sendable {
     let core: SimulatorCore
     private let bus: Connection.Bus
-    let daemon: Mutex<Daemon?>
+    let daemon: PosixMutex<Daemon?>
     /// The control interface's connection (see ``SimulatorControlInterface``); it outlives
     /// daemon restarts and goes at ``stop()``.
-    private let control: Mutex<ControlService?>
+    private let control: PosixMutex<ControlService?>
 
     /// The bluetoothd release imitated.
     public var profile: BlueZProfile { core.profile }
@@ -29,8 +28,8 @@ public final class Simulator: Sendable {
     private init(bus: Connection.Bus, profile: BlueZProfile, options: SimulatorOptions) {
         self.bus = bus
         self.core = SimulatorCore(options: options, profile: profile)
-        self.daemon = Mutex(nil)
-        self.control = Mutex(nil)
+        self.daemon = PosixMutex(nil)
+        self.control = PosixMutex(nil)
     }
 
     /// Starts a simulated bluetoothd on `bus`.

@@ -1,7 +1,6 @@
 import DBus
 import Foundation
 import Glibc
-import Synchronization
 
 /// A private `dbus-daemon` for tests and for the simulator: started on a temporary Unix
 /// socket with the system bus's limits, stopped by ``stop()``, by ``withTestBus(_:)`` on every
@@ -20,7 +19,7 @@ public final class TestBus: Sendable {
     /// The daemon's process id.
     public let processID: Int32
     /// Whether the daemon still has to be stopped.
-    private let running = Mutex(true)
+    private let running = PosixMutex(true)
     private let directory: URL
 
     /// Starts a daemon with `limits` and `policy`; throws if `dbus-daemon` is missing or does

@@ -2,7 +2,6 @@ import BLE
 import BLESimulator
 import DBus
 import Foundation
-import Synchronization
 import Testing
 
 /// The SDK accepts BlueZ signals only from the current owner of `org.bluez`: another client on
@@ -61,7 +60,7 @@ struct AntiSpoofingTests {
         try await SimulatorFixture.run { fixture in
             let central = try await fixture.poweredCentral()
             let rogue = try await BusProbe.open(fixture)
-            let seen = Mutex<[String]>([])
+            let seen = PosixMutex<[String]>([])
             let scan = central.scan()
             let scanner = Task {
                 for try await discovery in scan {

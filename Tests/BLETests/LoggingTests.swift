@@ -1,7 +1,7 @@
 import BLE
 import BLESimulator
+import DBus
 import Foundation
-import Synchronization
 import Testing
 
 /// `BLELogger`: every D-Bus call traceable as `path iface.Member args`, payload bytes only
@@ -67,7 +67,7 @@ struct LoggingTests {
 
     @Test("a logger gets levels and metadata as given; disabled logs nothing")
     func loggerShape() {
-        let seen = Mutex<[(BLELogger.Level, String, BLELogger.Metadata)]>([])
+        let seen = PosixMutex<[(BLELogger.Level, String, BLELogger.Metadata)]>([])
         let logger = BLELogger(level: .debug) { level, message, metadata in
             seen.withLock { $0.append((level, message, metadata)) }
         }
@@ -80,7 +80,7 @@ struct LoggingTests {
         #expect(entries.first?.2 == ["path": "/org/bluez/hci0"])
         #expect(logger.isEnabled(.debug) && !logger.isEnabled(.trace))
         #expect(!BLELogger.disabled.isEnabled(.info))
-        let built = Mutex(false)
+        let built = PosixMutex(false)
         BLELogger.disabled.log(
             .info,
             { () -> String in

@@ -1,8 +1,8 @@
 import BLE
 import BLESimulator
 import BlueZ
+import DBus
 import Foundation
-import Synchronization
 import Testing
 
 /// `Characteristic.notifications` and `subscribe()`: fan-out, StartNotify/StopNotify
@@ -47,7 +47,7 @@ struct NotificationTests {
     func iteratingSubscribes() async throws {
         try await Self.run { fixture, _, peripheral in
             let rate = try await Self.rate(peripheral)
-            let received = Mutex<[Data]>([])
+            let received = PosixMutex<[Data]>([])
             let listener = Task {
                 for await value in rate.notifications {
                     received.withLock { $0.append(value) }

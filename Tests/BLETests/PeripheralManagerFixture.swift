@@ -1,7 +1,7 @@
 import BLE
 import BLESimulator
+import DBus
 import Foundation
-import Synchronization
 import Testing
 
 // The peripheral-role fixture: a simulator (bluetoothd and the remote centrals) and a
@@ -86,7 +86,7 @@ final class RequestCollector: Sendable {
 
 /// The requests received and not yet taken, in order.
 private final class RequestBox: Sendable {
-    private let requests = Mutex<[PeripheralRequest]>([])
+    private let requests = PosixMutex<[PeripheralRequest]>([])
     func append(_ request: PeripheralRequest) { requests.withLock { $0.append(request) } }
     func take() -> PeripheralRequest? { requests.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
 }

@@ -1,7 +1,7 @@
 import BLE
 import BLESimulator
+import DBus
 import Foundation
-import Synchronization
 import Testing
 
 /// `Central.scan(services:options:)`: filters, advertisement data, the shared discovery
@@ -67,7 +67,7 @@ struct ScanTests {
         beacon.manufacturerData = [0x004C: HexData(Data([0x02, 0x15, 0x01]))]
         try await SimulatorFixture.run(peripherals: [beacon]) { fixture in
             let central = try await fixture.poweredCentral()
-            let once = Mutex(0)
+            let once = PosixMutex(0)
             let plain = central.scan()
             let plainScan = Task {
                 for try await _ in plain { once.withLock { $0 += 1 } }
@@ -113,8 +113,8 @@ struct ScanTests {
             let recorder = LogRecorder()
             let central = try await fixture.poweredCentral(options: tracing(recorder))
             let probe = try await BusProbe.open(fixture)
-            let heartRate = Mutex(0)
-            let everything = Mutex<Set<String>>([])
+            let heartRate = PosixMutex(0)
+            let everything = PosixMutex<Set<String>>([])
             let narrow = Task {
                 for try await _ in central.scan(
                     services: [BluetoothUUID("180D")], options: ScanOptions(allowDuplicates: true))
@@ -158,7 +158,7 @@ struct ScanTests {
         try await SimulatorFixture.run { fixture in
             let recorder = LogRecorder()
             let central = try await fixture.poweredCentral(options: tracing(recorder))
-            let started = Mutex(false)
+            let started = PosixMutex(false)
             let scanner = Task { () throws -> Int in
                 var count = 0
                 for try await _ in central.scan(options: ScanOptions(allowDuplicates: true)) {

@@ -1,8 +1,8 @@
 import BLE
 import BLESimulator
+import DBus
 import DBusTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// A private bus with a simulated bluetoothd, for one test.
@@ -61,7 +61,7 @@ final class CentralLedger: Sendable {
         let diagnostics: BLEDiagnostics
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = PosixMutex<[Entry]>([])
 
     @discardableResult
     func track(_ central: Central) -> Central {

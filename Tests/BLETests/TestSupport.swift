@@ -4,7 +4,6 @@ import BlueZ
 import DBus
 import DBusTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 // Helpers shared by the bus tests: log recording, a raw D-Bus probe, sequence collection and
@@ -19,7 +18,7 @@ final class LogRecorder: Sendable {
         var next: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
     let includesPayloads: Bool
     let level: BLELogger.Level
 
@@ -70,7 +69,7 @@ final class LogRecorder: Sendable {
     func waitFor(
         _ text: String, suffix: Bool = false, occurrence: Int = 1, within timeout: Duration = .seconds(10)
     ) async throws -> String {
-        let seen = Mutex(0)
+        let seen = PosixMutex(0)
         let line = try await first(stream(), within: timeout) { line in
             guard suffix ? line.hasSuffix(text) : line.contains(text) else { return false }
             return seen.withLock { count in

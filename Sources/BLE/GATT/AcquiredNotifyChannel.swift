@@ -2,7 +2,6 @@ import DBus
 import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 
 /// BlueZ's AcquireNotify fast path: notifications arrive as datagrams on a socket instead of
 /// D-Bus signals, each read straight into the subscribers' buffers. No read echo exists on
@@ -17,7 +16,7 @@ final class AcquiredNotifyChannel: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     var isEmpty: Bool { state.withLock { $0.subscribers.isEmpty } }
     var isAttached: Bool { state.withLock { $0.reader != nil } }
@@ -80,7 +79,7 @@ final class AcquiredNotifyChannel: Sendable {
 final class DatagramReader: Sendable {
     private let descriptor: FileDescriptor
     /// Dispatch sources are not Sendable; the lock makes cancelling from any thread safe.
-    private let source: Mutex<(any DispatchSourceRead)?>
+    private let source: PosixMutex<(any DispatchSourceRead)?>
     private static let queue = DispatchQueue(label: "swift-ble.datagrams")
 
     init(
@@ -107,7 +106,7 @@ final class DatagramReader: Sendable {
         }
         source.setCancelHandler { descriptor.close() }
         source.resume()
-        self.source = Mutex(source)
+        self.source = PosixMutex(source)
     }
 
     func cancel() { source.withLock { $0?.cancel() } }

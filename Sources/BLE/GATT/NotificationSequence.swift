@@ -124,10 +124,10 @@ final class NotificationSubscriber: Sendable {
 /// An iteration registered before its sequence is iterated: the first iterator takes it over;
 /// if none does, releasing the sequence unsubscribes.
 final class PreparedIteration: Sendable {
-    private let slot: Mutex<(stream: AsyncStream<Data>, subscriber: NotificationSubscriber)?>
+    private let slot: PosixMutex<(stream: AsyncStream<Data>, subscriber: NotificationSubscriber)?>
 
     init(stream: AsyncStream<Data>, subscriber: NotificationSubscriber) {
-        slot = Mutex((stream, subscriber))
+        slot = PosixMutex((stream, subscriber))
     }
 
     func take() -> AsyncStream<Data>? { slot.withLock { $0.take() }?.stream }

@@ -3,7 +3,6 @@ import DBus
 import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 
 /// BlueZ's AcquireWrite: writes without response as datagrams on a socket, one Write Command
 /// each, with real flow control: ``write(_:)`` suspends while the socket is full instead of
@@ -63,7 +62,7 @@ public final class WriteChannel: Sendable {
         defer { diagnostics.didResume(site) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: Self.queue)
-            let resumed = Mutex(false)
+            let resumed = PosixMutex(false)
             source.setEventHandler {
                 guard
                     !resumed.withLock({ done in

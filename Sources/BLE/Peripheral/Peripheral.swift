@@ -277,21 +277,42 @@ public actor Peripheral {
     }
 
     /// Closes the link this process opened and waits until it is down. Succeeds at once when
-    /// not connected. Pending operations fail with ``BLEError/Code/disconnected``.
+    /// not connected. Pending operations fail with ``BLEError/Code/disconnected``. When
+    /// bluetoothd refuses or does not answer, the error is thrown and the state goes back to
+    /// what the link is: a peripheral still linked stays connected and usable.
     public func disconnect() async throws(BLEError) {
         reconnectTask?.cancel()
         reconnectTask = nil
         guard connectionState != .disconnected else { return }
+        let before = connectionState
         userDisconnecting = true
         connectionState = .disconnecting
         defer { userDisconnecting = false }
-        _ = try await session.call(devicePath, BlueZInterface.device1, BlueZMethod.disconnect)
+        do {
+            _ = try await session.call(devicePath, BlueZInterface.device1, BlueZMethod.disconnect)
+        } catch {
+            disconnectFailed(before: before)
+            throw error
+        }
         if connectionState != .disconnected {
             connectionState = .disconnected
             linkDownHook(.local)
             eventBroadcast.yield(.disconnected(.local))
         }
         openedByUs = false
+    }
+
+    /// `Disconnect` failed or went unanswered. Unless the link went down or a connect took
+    /// over meanwhile, the state is still `.disconnecting`, which the device's own changes
+    /// never leave (`linkDropped` acts on `.connected` only): it goes back to what bluetoothd
+    /// says of the link.
+    private func disconnectFailed(before: ConnectionState) {
+        guard connectionState == .disconnecting else { return }
+        if (try? session.tree.device(at: devicePath))??.connected == true {
+            connectionState = before == .connecting ? .connecting : .connected
+        } else {
+            linkWentDown(.local)
+        }
     }
 
     // MARK: Reconnecting

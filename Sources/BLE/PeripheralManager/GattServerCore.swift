@@ -1,7 +1,6 @@
 import BlueZ
 import DBus
 import Foundation
-import Synchronization
 
 /// What the exported GATT objects share with the manager: the published attributes, the
 /// subscription state per characteristic, the MTUs centrals reported, and the request stream.
@@ -25,7 +24,7 @@ final class GattServerCore: Sendable {
         var nextToken = 1
     }
 
-    let state = Mutex(State())
+    let state = PosixMutex(State())
     let requestContinuation: AsyncStream<PeripheralRequest>.Continuation
     let events: EventBroadcast<PeripheralManagerEvent>
     let requestTimeout: Duration

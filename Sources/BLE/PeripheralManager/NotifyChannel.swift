@@ -2,7 +2,6 @@ import DBus
 import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 
 /// The app's end of an `AcquireNotify` socket: one datagram per notification or indication,
 /// fanned out by bluetoothd to every subscribed central. A full socket is the back-pressure
@@ -22,7 +21,7 @@ final class NotifyChannel: Sendable {
     let central: CentralID?
     private let descriptor: FileDescriptor
     private let reader: DatagramReader
-    private let pendingReady = Mutex<WritableWaiter?>(nil)
+    private let pendingReady = PosixMutex<WritableWaiter?>(nil)
     private static let queue = DispatchQueue(label: "swift-ble.notify-channel")
 
     /// Makes a socket pair; returns the channel and the end to hand to bluetoothd.
@@ -110,7 +109,7 @@ final class NotifyChannel: Sendable {
 /// or by cancellation (whichever comes first; the source's cancel handler is the only resumer).
 private final class WritableWaiter: Sendable {
     private let signal = WaitSignal()
-    private let source: Mutex<(any DispatchSourceWrite)?>
+    private let source: PosixMutex<(any DispatchSourceWrite)?>
 
     init(fd: Int32, queue: DispatchQueue) {
         let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
@@ -118,7 +117,7 @@ private final class WritableWaiter: Sendable {
         source.setEventHandler { source.cancel() }
         source.setCancelHandler { signal.fire() }
         source.resume()
-        self.source = Mutex(source)
+        self.source = PosixMutex(source)
     }
 
     func wait() async { await signal.wait() }
@@ -133,7 +132,7 @@ private final class WaitSignal: Sendable {
         var fired = false
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

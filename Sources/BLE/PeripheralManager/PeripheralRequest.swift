@@ -52,7 +52,7 @@ public final class PeripheralRequest: Sendable, CustomStringConvertible {
 
     private let reply: MethodReply?
     private let answered = Atomic<Bool>(false)
-    private let timer = Mutex<Task<Void, Never>?>(nil)
+    private let timer = PosixMutex<Task<Void, Never>?>(nil)
 
     init(
         kind: Kind, central: CentralID?, attribute: PublishedAttribute, options: RequestOptions, value: Data,

@@ -1,6 +1,5 @@
 import BlueZ
 import DBus
-import Synchronization
 
 /// The SDK's view of bluetoothd over one bus connection: a mirror of its object tree kept by
 /// one ordered stream of its signals, the owner of `org.bluez` followed through
@@ -30,7 +29,7 @@ final class BlueZSession: Sendable {
     let callTimeout: Duration
     /// What the central and everything it hands out leave waiting.
     let diagnostics: BLEDiagnostics
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     private init(connection: Connection, logger: BLELogger, callTimeout: Duration) {
         self.connection = connection

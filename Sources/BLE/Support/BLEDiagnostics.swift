@@ -14,7 +14,7 @@ public final class BLEDiagnostics: Sendable {
     let ended = Atomic<Int>(0)
     private let bus: ConnectionCounters?
     /// Suspended tasks by where they wait (file:line), for finding one that is never resumed.
-    private let waiting = Mutex<[String: Int]>([:])
+    private let waiting = PosixMutex<[String: Int]>([:])
     /// The unique bus name of the central's connection, to find it in the bus daemon's
     /// statistics (`org.freedesktop.DBus.Debug.Stats`).
     public let connectionName: String?

@@ -1,4 +1,4 @@
-import Synchronization
+import DBus
 
 /// A value many tasks observe: each subscriber first gets the current value, then every
 /// change, keeping only the latest if it falls behind (state streams must never block).
@@ -7,11 +7,11 @@ import Synchronization
 /// then subscribers), so concurrent changes cannot reach subscribers out of order and a new
 /// subscriber misses nothing between reading the value and registering.
 final class Broadcast<Value: Sendable & Equatable>: Sendable {
-    private let current: Mutex<Value>
+    private let current: PosixMutex<Value>
     private let changes: EventBroadcast<Value>
 
     init(_ initial: Value, diagnostics: BLEDiagnostics? = nil) {
-        current = Mutex(initial)
+        current = PosixMutex(initial)
         changes = EventBroadcast(keepingLatest: 1, diagnostics: diagnostics)
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import DBus
 
 /// Events many tasks observe, each subscriber holding the latest `limit` when it falls behind.
 ///
@@ -11,7 +11,7 @@ final class EventBroadcast<Event: Sendable>: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
     private let limit: Int
     private let diagnostics: BLEDiagnostics?
 

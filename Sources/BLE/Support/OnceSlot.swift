@@ -1,4 +1,4 @@
-import Synchronization
+import DBus
 
 /// A result delivered exactly once to one waiter: the first of completion, failure
 /// (link drop) or cancellation wins.
@@ -10,7 +10,7 @@ final class OnceSlot<Value: Sendable>: Sendable {
         case delivered
     }
 
-    private let state = Mutex(State.empty)
+    private let state = PosixMutex(State.empty)
     private let diagnostics: BLEDiagnostics?
 
     init(diagnostics: BLEDiagnostics? = nil) { self.diagnostics = diagnostics }

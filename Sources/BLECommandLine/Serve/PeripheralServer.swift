@@ -1,6 +1,6 @@
 import BLE
+import DBus
 import Foundation
-import Synchronization
 
 /// `ble serve`'s peripheral: publishes the spec's services, advertises, answers reads and
 /// writes from a value store, notifies on the spec's schedule, and logs what centrals do, one
@@ -149,7 +149,7 @@ final class ServedValues: Sendable {
         var writable: Bool
     }
 
-    private let entries: Mutex<[String: Entry]>
+    private let entries: PosixMutex<[String: Entry]>
 
     init(_ spec: PeripheralSpec) {
         var entries: [String: Entry] = [:]
@@ -163,7 +163,7 @@ final class ServedValues: Sendable {
                 }
             }
         }
-        self.entries = Mutex(entries)
+        self.entries = PosixMutex(entries)
     }
 
     private static func key(_ service: BluetoothUUID, _ characteristic: BluetoothUUID, _ descriptor: BluetoothUUID?)

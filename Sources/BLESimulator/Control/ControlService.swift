@@ -1,5 +1,4 @@
 import DBus
-import Synchronization
 
 /// The simulator's control plane on the bus: a connection of its own that owns
 /// `org.swiftble.Simulator` and serves `org.swiftble.Simulator1` (see
@@ -10,7 +9,7 @@ import Synchronization
 final class ControlService: Sendable {
     let connection: Connection
     /// Notification runs started over the bus, by id, cancelled at ``close()``.
-    private let runs = Mutex<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
+    private let runs = PosixMutex<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
 
     private init(connection: Connection) {
         self.connection = connection

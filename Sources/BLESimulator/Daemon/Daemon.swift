@@ -10,7 +10,7 @@ final class Daemon: Sendable {
     let connection: Connection
     let core: SimulatorCore
     let generation: Int
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let tasks = PosixMutex<[Task<Void, Never>]>([])
     /// Whether the scan ticker runs (changed only with the state locked).
     let scanTicking = Atomic<Bool>(false)
 

@@ -1,20 +1,20 @@
+import DBus
 import Dispatch
-import Synchronization
 
 /// What a simulator and its successive daemons share: the state and the fixed configuration.
 final class SimulatorCore: Sendable {
-    let state: Mutex<SimState>
+    let state: PosixMutex<SimState>
     let options: SimulatorOptions
     let profile: BlueZProfile
     /// Reads `AcquireNotify` sockets of registered applications; suspended while
     /// ``Simulator/holdNotifySockets(_:)`` holds them, so their buffers fill as on a congested link.
     let serverNotifyQueue = DispatchQueue(label: "swift-ble.simulator.server-notify")
     /// Whether ``serverNotifyQueue`` is suspended now (suspend and resume must balance).
-    let notifySocketsHeld = Mutex(false)
+    let notifySocketsHeld = PosixMutex(false)
 
     init(options: SimulatorOptions, profile: BlueZProfile) {
         self.options = options
         self.profile = profile
-        self.state = Mutex(SimState())
+        self.state = PosixMutex(SimState())
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The one place a suspended caller is resumed: whichever of reply, error, timeout,
 /// cancellation or disconnection reaches ``finish(_:)`` first wins, later ones are ignored.
 ///
@@ -24,7 +22,7 @@ final class CallSlot: Sendable {
         case done
     }
 
-    private let state = Mutex(State.empty)
+    private let state = PosixMutex(State.empty)
     private let counters: ConnectionCounters
 
     init(counters: ConnectionCounters) {

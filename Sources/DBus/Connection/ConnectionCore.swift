@@ -24,16 +24,16 @@ final class ConnectionCore: Sendable {
         var closed = false
     }
 
-    let queue = Mutex(Queue())
+    let queue = PosixMutex(Queue())
     let wakeFD: Int32
-    let objects: Mutex<ObjectTable>
+    let objects: PosixMutex<ObjectTable>
     let nextID = Atomic<UInt64>(1)
     let counters = ConnectionCounters()
     let options: ConnectionOptions
 
     init(options: ConnectionOptions) throws(DBusError) {
         self.options = options
-        objects = Mutex(ObjectTable(conventions: options.exportConventions))
+        objects = PosixMutex(ObjectTable(conventions: options.exportConventions))
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         if fd < 0 { throw DBusError(.io, message: "eventfd failed: errno \(errno)") }
         wakeFD = fd

@@ -1,16 +1,15 @@
 import Glibc
-import Synchronization
 
 /// An owned Unix file descriptor, as D-Bus passes them (`h`).
 ///
 /// The descriptor is closed when the last reference goes away, unless ``take()`` handed it
 /// over first. Sending one duplicates it, so the sender keeps its own.
 public final class FileDescriptor: Sendable, Hashable, CustomStringConvertible {
-    private let storage: Mutex<Int32>
+    private let storage: PosixMutex<Int32>
 
     /// Takes ownership of `descriptor`.
     public init(owning descriptor: Int32) {
-        storage = Mutex(descriptor)
+        storage = PosixMutex(descriptor)
     }
 
     /// Duplicates `descriptor` and owns the copy; the caller keeps the original.

@@ -1,6 +1,6 @@
+import DBus
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// The built `ble` binary run as a user would: arguments, environment, standard output and
@@ -33,7 +33,7 @@ final class ToolProcess: Sendable {
     }
 
     let processID: Int32
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     /// The `ble` binary next to the test bundle (`swift build --build-tests` builds both), or `$BLE_TOOL`.
     static var binary: String {

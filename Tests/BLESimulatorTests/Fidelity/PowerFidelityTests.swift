@@ -28,9 +28,13 @@ struct PowerFidelityTests {
         let temporary = Paths.path("/org/bluez/hci0/dev_C4_00_00_00_00_05")
         try await Fidelity.run(release, peripherals: [Peripherals.sensor(), kept, Peripherals.beacon()]) {
             simulator, client, _ in
-            // The second peripheral was found with the sensor and kept (connectable, temporary).
-            try await client.connectSensor()
+            // The second peripheral is found with the sensor and kept (connectable, temporary);
+            // the scan waits for both, as on a slow machine the sensor alone may end it first.
+            try await client.startDiscovery()
+            try await client.waitForDevice(Paths.sensor)
             try await client.waitForDevice(temporary)
+            try await client.stopDiscovery()
+            try await client.connectAndResolve()
             #expect(await client.setDiscoveryFilter(["Transport": .string("le")]) == nil)
             try await client.startDiscovery()
             try await client.waitForDevice(Paths.beacon)

@@ -4,7 +4,6 @@ import DBus
 import DBusTestSupport
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// A simulator and a GATT/advertising application on one private bus, torn down afterwards.
@@ -30,7 +29,7 @@ enum ServerHarness {
 
 /// Every call bluetoothd made into a test application.
 final class CallLog: Sendable {
-    private let calls = Mutex<[DBusMessage]>([])
+    private let calls = PosixMutex<[DBusMessage]>([])
 
     func record(_ call: DBusMessage) { calls.withLock { $0.append(call) } }
 
@@ -105,11 +104,11 @@ final class TestApplication: Sendable {
     let connection: Connection
     let root: ObjectPath
     let log = CallLog()
-    private let reactions = Mutex<[String: Reaction]>([:])
-    private let held = Mutex<[MethodReply]>([])
+    private let reactions = PosixMutex<[String: Reaction]>([:])
+    private let held = PosixMutex<[MethodReply]>([])
     /// The application's ends of the sockets it handed out, by characteristic path.
-    let notifySockets = Mutex<[ObjectPath: FileDescriptor]>([:])
-    let writeSockets = Mutex<[ObjectPath: FileDescriptor]>([:])
+    let notifySockets = PosixMutex<[ObjectPath: FileDescriptor]>([:])
+    let writeSockets = PosixMutex<[ObjectPath: FileDescriptor]>([:])
 
     private init(connection: Connection, root: ObjectPath) {
         self.connection = connection

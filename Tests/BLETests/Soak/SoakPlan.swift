@@ -1,7 +1,8 @@
 import Foundation
 
 /// The size of a fault soak. The defaults are the short run inside `make test`; `make soak`
-/// sets `SOAK_PERIPHERALS`, `SOAK_OPERATIONS`, `SOAK_WORKERS` (and `SOAK_SEED` to replay a run).
+/// sets `SOAK_PERIPHERALS`, `SOAK_OPERATIONS`, `SOAK_WORKERS` (and `SOAK_SEED` to replay a run);
+/// `SWIFT_BLE_SANITIZER` (set by `make sanitize`) stretches the deadlines.
 struct SoakPlan: Sendable, CustomStringConvertible {
     var peripherals = 12
     var operations = 1000
@@ -23,6 +24,12 @@ struct SoakPlan: Sendable, CustomStringConvertible {
         if let value = environment["SOAK_OPERATIONS"].flatMap(Int.init) { plan.operations = value }
         if let value = environment["SOAK_WORKERS"].flatMap(Int.init) { plan.workers = value }
         if let value = environment["SOAK_SEED"].flatMap({ UInt64($0) }) { plan.seed = value }
+        if let sanitizer = environment["SWIFT_BLE_SANITIZER"], !sanitizer.isEmpty {
+            // `make sanitize` sets it: instrumented code runs several times slower, so calls
+            // need longer deadlines and operations a wider margin past them.
+            plan.callTimeout *= 3
+            plan.margin *= 4
+        }
         plan.workers = max(1, min(plan.workers, plan.peripherals))
         return plan
     }

@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 import Synchronization
 
@@ -12,7 +13,7 @@ final class SoakRecord: Sendable {
         var received: [UInt32: Int] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     func outcome(_ operation: String, _ result: String) {
         state.withLock { $0.outcomes[operation, default: [:]][result, default: 0] += 1 }

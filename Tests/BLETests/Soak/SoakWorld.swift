@@ -1,5 +1,6 @@
 import BLE
 import BLESimulator
+import DBus
 import Foundation
 import Synchronization
 
@@ -24,11 +25,11 @@ final class SoakWorld: Sendable {
     let record = SoakRecord()
     /// Serializes bluetoothd restarts.
     let restarts = AsyncLock()
-    private let slots: Mutex<[Int: Slot]> = Mutex([:])
+    private let slots: PosixMutex<[Int: Slot]> = PosixMutex([:])
     /// Peripherals whose indication subscription is live, for the indicator to pick from.
-    private let indicating = Mutex<Set<Int>>([])
+    private let indicating = PosixMutex<Set<Int>>([])
     private let sequence = Atomic<UInt32>(0)
-    private let steps = Mutex<[Int: (String, ContinuousClock.Instant)]>([:])
+    private let steps = PosixMutex<[Int: (String, ContinuousClock.Instant)]>([:])
 
     init(plan: SoakPlan, central: Central, simulator: Simulator) {
         self.plan = plan
@@ -187,7 +188,7 @@ final class AsyncLock: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     func lock() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in

@@ -1,7 +1,6 @@
 import DBus
 import DBusTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// Shared helpers of the bus-level tests: every test runs against its own private
@@ -54,7 +53,7 @@ func within<T: Sendable>(
     _ what: String, deadline: Duration = eventDeadline,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    let outcome = Mutex<CheckedContinuation<T, any Error>?>(nil)
+    let outcome = PosixMutex<CheckedContinuation<T, any Error>?>(nil)
     let resume: @Sendable (Result<T, any Error>) -> Void = { result in
         outcome.withLock { $0.take() }?.resume(with: result)
     }
@@ -128,7 +127,7 @@ final class SignalReader {
 
 /// A one-shot latch that async handlers wait on; opening it releases every waiter, now and later.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = PosixMutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func wait() async {
         await withCheckedContinuation { continuation in
@@ -159,7 +158,7 @@ final class EventLog<Event: Sendable>: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     func record(_ event: Event) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in

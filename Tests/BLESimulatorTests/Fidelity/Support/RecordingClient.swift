@@ -2,7 +2,6 @@ import BlueZ
 import DBus
 import DBusTestSupport
 import Foundation
-import Synchronization
 
 /// A client of the simulated bluetoothd that records what it sees, as an SDK would see it: it
 /// subscribes to every signal of `org.bluez` (and to `NameOwnerChanged` of `org.bluez`) in
@@ -11,8 +10,8 @@ import Synchronization
 final class RecordingClient: Sendable {
     let connection: Connection
     let transcript = Transcript()
-    private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
-    private let barriers = Mutex<UInt32>(0)
+    private let reader: PosixMutex<Task<Void, Never>?> = PosixMutex(nil)
+    private let barriers = PosixMutex<UInt32>(0)
 
     /// The interface of the client's own barrier signals (see ``settle()``).
     private static let barrierInterface = InterfaceName.barrier

@@ -1,6 +1,5 @@
 import DBus
 import Foundation
-import Synchronization
 
 /// One message of a ``Transcript``: a call the client made, the reply or error it got, or a
 /// signal it received.
@@ -140,7 +139,7 @@ final class Transcript: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     /// All entries so far.
     var entries: [TranscriptEntry] { state.withLock { $0.entries } }
