@@ -1,6 +1,5 @@
 import BlueZ
 import DBus
-import Synchronization
 
 /// The central's `org.bluez.Agent1`: registered with bluetoothd before this process pairs, so
 /// `Pair` uses it (bluetoothd prefers the caller's own agent), and answering through the
@@ -25,7 +24,7 @@ final class PairingAgent: Sendable {
     private let session: BlueZSession
     private let handler: any PairingHandler
     private let answerTimeout: Duration
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
 
     init(session: BlueZSession, handler: any PairingHandler, answerTimeout: Duration) {
         self.session = session

@@ -1,5 +1,4 @@
 import DBus
-import Synchronization
 
 /// One operation in flight that several callers wait for (a second `pair()` joins the first
 /// instead of getting BlueZ's `InProgress`). Each caller waits on its own slot: a cancelled
@@ -7,7 +6,7 @@ import Synchronization
 /// leaves that way.
 final class SharedAttempt<Value: Sendable>: Sendable {
     private let task: Task<Result<Value, BLEError>, Never>
-    private let waiters = Mutex(0)
+    private let waiters = PosixMutex(0)
 
     init(_ task: Task<Result<Value, BLEError>, Never>) { self.task = task }
 
