@@ -1,7 +1,7 @@
 import BLE
 import BLESimulator
+import DBus
 import Foundation
-import Synchronization
 import Testing
 
 /// A ``PairingHandler`` a test scripts: its capability, its answers, and whether it answers at
@@ -20,7 +20,7 @@ final class ScriptedPairing: PairingHandler {
 
     let capability: PairingCapability
     private let behaviour: Behaviour
-    private let log = Mutex<[String]>([])
+    private let log = PosixMutex<[String]>([])
 
     init(_ capability: PairingCapability, _ behaviour: Behaviour) {
         self.capability = capability

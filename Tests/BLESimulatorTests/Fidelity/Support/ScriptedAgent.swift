@@ -1,7 +1,6 @@
 import BlueZ
 import DBus
 import Foundation
-import Synchronization
 
 /// An `org.bluez.Agent1` a test exports on a client's connection, as bluetoothctl's agent
 /// would: it records each call bluetoothd makes and answers as scripted.
@@ -18,9 +17,9 @@ final class ScriptedAgent: Sendable {
         case silence
     }
 
-    private let calls = Mutex<[String]>([])
+    private let calls = PosixMutex<[String]>([])
     /// Replies kept unanswered on purpose.
-    private let held = Mutex<[MethodReply]>([])
+    private let held = PosixMutex<[MethodReply]>([])
     private let answer: Answer
 
     init(answer: Answer) { self.answer = answer }
