@@ -11,6 +11,8 @@ struct Stage: Sendable {
     let backend: Backend
     let driver: any PeripheralDriver
     let bus: Bus
+    /// The service the test peripheral advertises and serves.
+    var service = TestPeripheralLayout.service
 
     static let centralAdapter = "hci0"
     static let peripheralAdapter = "hci1"
@@ -63,7 +65,7 @@ struct Stage: Sendable {
     func connected(_ change: (inout CentralOptions) -> Void = { _ in }) async throws -> (Central, Peripheral) {
         let central = try await central(change)
         let id = driver.id
-        let scan = central.scan(services: [TestPeripheralLayout.service])
+        let scan = central.scan(services: [service])
         _ = try await within(.seconds(30), "a scan finding \(id)") {
             for try await discovery in scan where discovery.id == id { return discovery }
             throw StageError(description: "the scan ended")
@@ -96,6 +98,6 @@ struct Stage: Sendable {
 
     /// The test peripheral's characteristic `uuid`.
     func characteristic(_ uuid: BluetoothUUID, of peripheral: Peripheral) async throws -> Characteristic {
-        try await peripheral.characteristic(uuid, in: TestPeripheralLayout.service)
+        try await peripheral.characteristic(uuid, in: service)
     }
 }

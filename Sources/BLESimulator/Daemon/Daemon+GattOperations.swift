@@ -53,6 +53,9 @@ extension Daemon {
             case .failure(let error): return reply.fail(error)
             case .success(let found): (device, record) = found
             }
+            if let server = bridgedTarget(state, record, target) {
+                return bridgedRead(state, server, device, target, offset: options.offset, reply)
+            }
             // One read per attribute: the same offset shares its result, another is refused.
             if let pending = device.readsInFlight[target.path] {
                 guard pending.offset == options.offset else {
@@ -280,6 +283,10 @@ extension Daemon {
             }
             if Int(options.offset) + value.count > 512 {
                 return reply.fail(Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidLength))
+            }
+            if let server = bridgedTarget(state, record, target) {
+                return bridgedWrite(
+                    state, server, device, value, offset: options.offset, command: kind == "command", reply)
             }
             let generation = device.linkGeneration
             let fault = state.takeFault(.write, address: device.address.description, characteristic: target.uuid)

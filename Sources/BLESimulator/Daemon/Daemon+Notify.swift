@@ -37,6 +37,11 @@ extension Daemon {
                 ? state.takeFault(.startNotify, address: device.address.description, characteristic: target.uuid)
                 : nil
             guard let delay = applyGattFault(fault, reply, &state, device: target.device) else { return }
+            if device.connected, device.notifySessions[target.path]?.isEmpty ?? true,
+                let record = state.peripherals[device.address], let server = bridgedTarget(state, record, target)
+            {
+                return bridgedStartNotify(&state, server, target, sender, reply)
+            }
             guard delay > .zero else { return addNotifySession(&state, reply, target, sender) }
             state.devices[target.device]?.notifyPending[target.path, default: []].insert(sender)
             let generation = device.linkGeneration
@@ -51,7 +56,7 @@ extension Daemon {
     }
 
     /// The CCC is written (or, disconnected, the session waits for the next connection, Q8).
-    private func addNotifySession(
+    func addNotifySession(
         _ state: inout SimState, _ reply: MethodReply, _ target: GattTarget, _ sender: BusName
     ) {
         guard var device = state.devices[target.device] else { return reply.fail(Self.notConnected) }
@@ -83,6 +88,11 @@ extension Daemon {
             if last { device.notifySessions[target.path] = nil }
             state.devices[target.device] = device
             if last { setNotifying(false, target.path) }
+            if last, device.connected, let record = state.peripherals[device.address],
+                let server = bridgedTarget(state, record, target)
+            {
+                bridgedStopNotify(state, server, device)
+            }
             reply.succeed()
         }
     }

@@ -67,6 +67,9 @@ struct PeripheralRecord: Sendable {
     var nextAdvertisement: UInt64 = 0
     /// Index into `notifyValues` per characteristic, for periodic notifications.
     var notifyCursor: [ValueKey: Int] = [:]
+    /// The adapter whose registered applications and advertisements this peripheral is (see
+    /// `Daemon+AdapterBridge.swift`); nil for a virtual peripheral.
+    var servedBy: Int?
 
     init(_ definition: VirtualPeripheral) {
         self.definition = definition
