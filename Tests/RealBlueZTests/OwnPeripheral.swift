@@ -113,7 +113,8 @@ final class OwnPeripheral: PeripheralDriver {
                         case .subscribed(let characteristic, let central):
                             log.subscribed.append((characteristic, central))
                         case .unsubscribed(let characteristic, _): log.unsubscribed.append(characteristic)
-                        case .indicationConfirmed(let characteristic): log.confirmations[characteristic, default: 0] += 1
+                        case .indicationConfirmed(let characteristic):
+                            log.confirmations[characteristic, default: 0] += 1
                         default: break
                         }
                     }

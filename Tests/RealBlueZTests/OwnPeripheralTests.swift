@@ -90,7 +90,8 @@ extension AgainstBluetoothd {
                 }
                 #expect(received == values)
                 // The notify channel (AcquireNotify) names the central.
-                #expect(own.seen.subscribed.contains { $0.characteristic == Layout.notifying && $0.central == own.central })
+                #expect(
+                    own.seen.subscribed.contains { $0.characteristic == Layout.notifying && $0.central == own.central })
             }
         }
 

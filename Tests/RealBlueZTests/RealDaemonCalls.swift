@@ -27,13 +27,14 @@ enum RealDaemonCalls {
             _ = try await connection.call(
                 destination: BlueZService.busName, path: adapter, interface: BlueZInterface.adapter1,
                 member: BlueZMethod.removeDevice, arguments: [.objectPath(device)], timeout: .seconds(20))
-        } catch where error.name == "org.bluez.Error.DoesNotExist" {}
+        } catch  where error.name == "org.bluez.Error.DoesNotExist" {}
     }
 
     /// Disconnects the central `central` from the peripheral's side: `Device1.Disconnect` on
     /// the device object the peripheral's adapter has for it.
     static func disconnect(central: CentralID, on connection: Connection) async throws {
-        let device = try BlueZPath.device(address: central.address, adapter: try BlueZPath.adapter(named: central.adapter))
+        let device = try BlueZPath.device(
+            address: central.address, adapter: try BlueZPath.adapter(named: central.adapter))
         _ = try await connection.call(
             destination: BlueZService.busName, path: device, interface: BlueZInterface.device1,
             member: try MemberName("Disconnect"), timeout: .seconds(20))

@@ -64,7 +64,8 @@ extension Stage {
         let own = try await OwnPeripheral.start(
             bus: .system, adapter: peripheralAdapter, id: id, central: central, readvertising: true
         ) { try await RealDaemonCalls.disconnect(central: central, on: connection) }
-        try await running(body, Stage(backend: .bluez, driver: own, bus: .system, service: OwnPeripheralLayout.service), own)
+        try await running(
+            body, Stage(backend: .bluez, driver: own, bus: .system, service: OwnPeripheralLayout.service), own)
     }
 
     /// Runs `body` on the stage for `own`, closing the manager on every exit.

@@ -75,7 +75,9 @@ extension Daemon {
         }
         peripheral.serviceUUIDs = uuids
         for advertisement in advertisements {
-            for (company, data) in advertisement.manufacturerData { peripheral.manufacturerData[company] = HexData(data) }
+            for (company, data) in advertisement.manufacturerData {
+                peripheral.manufacturerData[company] = HexData(data)
+            }
             for (uuid, data) in advertisement.serviceData { peripheral.serviceData[uuid] = HexData(data) }
         }
         peripheral.appearance = advertisements.lazy.compactMap(\.appearance).first

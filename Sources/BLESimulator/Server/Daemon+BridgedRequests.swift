@@ -85,7 +85,7 @@ extension Daemon {
                 guard let self else { return }
                 var failure: DBusError?
                 do throws(RemoteCentralError) {
-                    try await self.subscribeBridged(server, central: central, adapterPath: server.adapterPath)
+                    try await self.subscribeBridged(server, central: central)
                 } catch {
                     failure = Self.bridgeError(error)
                 }
@@ -126,7 +126,7 @@ extension Daemon {
         addTask(
             Task { [weak self] in
                 for server in servers {
-                    try? await self?.subscribeBridged(server, central: central, adapterPath: server.adapterPath)
+                    try? await self?.subscribeBridged(server, central: central)
                 }
             })
     }
@@ -145,10 +145,9 @@ extension Daemon {
             })
     }
 
-    private func subscribeBridged(_ server: ServerTarget, central: String, adapterPath: ObjectPath) async throws(
-        RemoteCentralError
-    ) {
-        let request = try ServerRequestOptions(central: central, adapter: adapterPath, mtu: Self.bridgeMTU)
+    /// The central's CCC write, as the peripheral's bluetoothd receives it.
+    private func subscribeBridged(_ server: ServerTarget, central: String) async throws(RemoteCentralError) {
+        let request = try ServerRequestOptions(central: central, adapter: server.adapterPath, mtu: Self.bridgeMTU)
         // A characteristic that notifies is subscribed for notifications, else for indications
         // (`bt_gatt_client_register_notify`).
         try await subscribe(server, central: central, indications: nil, request: request)
