@@ -132,10 +132,12 @@ extension AgainstBluetoothd {
             try await Stage.runOwn { stage, own in
                 let (central, peripheral) = try await stage.connected()
                 let characteristic = try await stage.characteristic(Layout.notifying, of: peripheral)
-                _ = try await characteristic.subscribe()
+                // Kept until the disconnect: a sequence let go unsubscribes by itself.
+                let notifications = try await characteristic.subscribe()
                 try await own.waitUntilSubscribed(Layout.notifying)
                 try await peripheral.disconnect()
                 await central.close()
+                withExtendedLifetime(notifications) {}
                 let manager = own.manager
                 try await waitUntil("the manager seeing the central leave") {
                     await !manager.isNotifying(Layout.notifying)
