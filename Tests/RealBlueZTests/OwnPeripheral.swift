@@ -32,6 +32,7 @@ final class OwnPeripheral: PeripheralDriver {
     let central: CentralID
     private let log = Mutex(Log())
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let readvertising = Mutex<Task<Void, Never>?>(nil)
     private let dropper: @Sendable () async throws -> Void
 
     private init(
@@ -72,6 +73,7 @@ final class OwnPeripheral: PeripheralDriver {
 
     /// Stops serving and closes the manager (its registrations go).
     func close() async {
+        readvertising.withLock { $0 }?.cancel()
         for task in tasks.withLock({ $0 }) { task.cancel() }
         await manager.close()
     }
@@ -123,14 +125,23 @@ final class OwnPeripheral: PeripheralDriver {
     }
 
     private func readvertise() {
-        add(
-            Task { [manager] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(500))
-                    guard !Task.isCancelled else { return }
-                    try? await manager.startAdvertising(OwnPeripheralLayout.advertisement)
-                }
-            })
+        let task = Task { [manager] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                guard !Task.isCancelled else { return }
+                try? await manager.startAdvertising(OwnPeripheralLayout.advertisement)
+            }
+        }
+        readvertising.withLock { $0 = task }
+    }
+
+    /// The central heard the advertisement: it stays registered but is no longer
+    /// re-registered, as taking it down while the central connects can make the connection
+    /// fail under btvirt, and a failed connect has once crashed the guest kernel (list
+    /// corruption in `hci_chan_del`), taking bluetoothd down with it.
+    func willConnect() async {
+        readvertising.withLock { $0 }?.cancel()
+        _ = await readvertising.withLock { $0 }?.value
     }
 
     func waitUntilSubscribed(_ characteristic: BluetoothUUID) async throws {

@@ -57,6 +57,15 @@ struct ScriptedPeripheral: PeripheralDriver {
 
     func close() { connection.close() }
 
+    /// Stops (`true`) or resumes the peripheral's advertising, so that another peripheral on
+    /// the same adapter is tested without two advertisements churning the controller.
+    static func setQuiet(_ quiet: Bool, on connection: Connection) async throws {
+        _ = try await connection.call(
+            destination: try BusName(busName), path: try ObjectPath("/org/swiftble/TestPeripheral"),
+            interface: try InterfaceName("org.swiftble.TestPeripheral1"), member: try MemberName("Quiet"),
+            arguments: [.boolean(quiet)], timeout: .seconds(20))
+    }
+
     private func control(_ member: String, _ arguments: [DBusValue] = []) async throws -> DBusMessage {
         try await connection.call(
             destination: try BusName(Self.busName), path: try ObjectPath("/org/swiftble/TestPeripheral"),

@@ -52,7 +52,9 @@ extension Stage {
     }
 
     /// The real daemon: the manager registers on hci1 beside peripheral.py (another service
-    /// UUID and name; bluetoothd serves both applications and rotates both advertisements).
+    /// UUID and name; bluetoothd serves both applications). peripheral.py stops advertising
+    /// meanwhile: two advertisements re-registered every half second made hci1's advertising
+    /// enable fail now and then (EBUSY), and connects to hci1 fail more often then.
     private static func runOwnReal(_ body: (Stage, OwnPeripheral) async throws -> Void) async throws {
         let connection = try await Connection(bus: .system)
         defer { connection.close() }
@@ -61,11 +63,18 @@ extension Stage {
             adapter: peripheralAdapter, address: try await RealDaemonCalls.address(of: centralAdapter, on: connection))
         let id = try PeripheralID(adapter: centralAdapter, address: peripheralAddress)
         try await RealDaemonCalls.forget(id, on: connection)
+        try await ScriptedPeripheral.setQuiet(true, on: connection)
         let own = try await OwnPeripheral.start(
             bus: .system, adapter: peripheralAdapter, id: id, central: central, readvertising: true
         ) { try await RealDaemonCalls.disconnect(central: central, on: connection) }
-        try await running(
-            body, Stage(backend: .bluez, driver: own, bus: .system, service: OwnPeripheralLayout.service), own)
+        let stage = Stage(backend: .bluez, driver: own, bus: .system, service: OwnPeripheralLayout.service)
+        do {
+            try await running(body, stage, own)
+        } catch {
+            try? await ScriptedPeripheral.setQuiet(false, on: connection)
+            throw error
+        }
+        try await ScriptedPeripheral.setQuiet(false, on: connection)
     }
 
     /// Runs `body` on the stage for `own`, closing the manager on every exit.

@@ -54,7 +54,7 @@ extension Daemon {
             case .success(let found): (device, record) = found
             }
             if let server = bridgedTarget(state, record, target) {
-                return bridgedRead(state, server, device, target, offset: options.offset, reply)
+                return bridgedRead(&state, server, device, target, offset: options.offset, reply)
             }
             // One read per attribute: the same offset shares its result, another is refused.
             if let pending = device.readsInFlight[target.path] {
@@ -286,7 +286,7 @@ extension Daemon {
             }
             if let server = bridgedTarget(state, record, target) {
                 return bridgedWrite(
-                    state, server, device, value, offset: options.offset, command: kind == "command", reply)
+                    &state, server, device, value, offset: options.offset, command: kind == "command", reply)
             }
             let generation = device.linkGeneration
             let fault = state.takeFault(.write, address: device.address.description, characteristic: target.uuid)

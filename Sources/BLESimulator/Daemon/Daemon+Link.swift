@@ -154,7 +154,7 @@ extension Daemon {
         changes.append(("ServicesResolved", .boolean(true)))
         emit(path, BlueZInterface.device1, set: changes)
         attachBattery(&state, path)
-        bridgedLinkUp(state, path)
+        bridgedLinkUp(&state, path)
         // Subscriptions survive the link and re-arm on reconnection (Q7); one stored while
         // disconnected turns Notifying on once its CCC is written (Q8).
         for characteristic in device.notifySessions.keys.sorted() {
@@ -225,7 +225,7 @@ extension Daemon {
         device.tickers.removeAll()
         device.lastSeen = MonotonicNanos.now()
         state.devices[path] = device
-        bridgedLinkDown(state, device)
+        bridgedLinkDown(&state, device)
         detachBattery(&state, path)
         if let gatt = device.gatt {
             for service in gatt.services {

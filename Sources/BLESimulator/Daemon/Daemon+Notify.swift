@@ -91,7 +91,7 @@ extension Daemon {
             if last, device.connected, let record = state.peripherals[device.address],
                 let server = bridgedTarget(state, record, target)
             {
-                bridgedStopNotify(state, server, device)
+                bridgedStopNotify(&state, server, device)
             }
             reply.succeed()
         }

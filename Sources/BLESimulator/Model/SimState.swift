@@ -155,6 +155,9 @@ struct DeviceState: Sendable {
     /// AcquireNotify and AcquireWrite channels, by characteristic path.
     var acquiredNotify: [ObjectPath: AcquiredChannel] = [:]
     var acquiredWrite: [ObjectPath: AcquiredChannel] = [:]
+    /// The last operation forwarded to a bridged peripheral's applications; the next one
+    /// waits for it (see `Daemon+BridgedRequests.swift`).
+    var bridgeTail: Task<Void, Never>?
 }
 
 /// A delayed read and every call waiting for its result.

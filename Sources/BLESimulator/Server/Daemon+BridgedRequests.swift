@@ -11,55 +11,53 @@ extension Daemon {
     /// `ReadValue` on a bridged attribute: the application answers, the value is announced
     /// as bluetoothd announces a read's cached value, then returned.
     func bridgedRead(
-        _ state: SimState, _ server: ServerTarget, _ device: DeviceState, _ target: GattTarget, offset: UInt16,
+        _ state: inout SimState, _ server: ServerTarget, _ device: DeviceState, _ target: GattTarget, offset: UInt16,
         _ reply: MethodReply
     ) {
         let central = centralAddress(state, device)
         let generation = device.linkGeneration
-        addTask(
-            Task { [weak self] in
-                guard let self else { return }
-                let value: Data
-                do throws(RemoteCentralError) {
-                    let request = try ServerRequestOptions(
-                        central: central, adapter: server.adapterPath, offset: offset, mtu: Self.bridgeMTU)
-                    value = try await self.forwardRead(server, request)
-                } catch {
-                    return reply.fail(Self.bridgeError(error))
+        inOrder(&state, device.path) { [weak self] in
+            guard let self else { return }
+            let value: Data
+            do throws(RemoteCentralError) {
+                let request = try ServerRequestOptions(
+                    central: central, adapter: server.adapterPath, offset: offset, mtu: Self.bridgeMTU)
+                value = try await self.forwardRead(server, request)
+            } catch {
+                return reply.fail(Self.bridgeError(error))
+            }
+            self.core.state.withLock { state in
+                guard self.isCurrent(state), state.devices[target.device]?.linkGeneration == generation else {
+                    return reply.fail(Self.linkLost)
                 }
-                self.core.state.withLock { state in
-                    guard self.isCurrent(state), state.devices[target.device]?.linkGeneration == generation else {
-                        return reply.fail(Self.linkLost)
-                    }
-                    state.statistics.gattOperations += 1
-                    self.emit(target.path, target.interface, set: [("Value", .bytes(value))])
-                    reply.succeed([.bytes(value)])
-                }
-            })
+                state.statistics.gattOperations += 1
+                self.emit(target.path, target.interface, set: [("Value", .bytes(value))])
+                reply.succeed([.bytes(value)])
+            }
+        }
     }
 
     /// `WriteValue` on a bridged attribute: a request is answered once the application
     /// answered; a command at once, as bluetoothd answers once it sent the Write Command.
     func bridgedWrite(
-        _ state: SimState, _ server: ServerTarget, _ device: DeviceState, _ value: Data, offset: UInt16,
+        _ state: inout SimState, _ server: ServerTarget, _ device: DeviceState, _ value: Data, offset: UInt16,
         command: Bool, _ reply: MethodReply
     ) {
         let central = centralAddress(state, device)
         if command { reply.succeed() }
-        addTask(
-            Task { [weak self] in
-                guard let self else { return }
-                do throws(RemoteCentralError) {
-                    let request = try ServerRequestOptions(
-                        central: central, adapter: server.adapterPath, offset: offset, mtu: Self.bridgeMTU)
-                    try await self.forwardWrite(value, server, request, type: command ? .command : .request)
-                } catch {
-                    if !command { reply.fail(Self.bridgeError(error)) }
-                    return
-                }
-                self.core.state.withLock { state in state.statistics.gattOperations += 1 }
-                if !command { reply.succeed() }
-            })
+        inOrder(&state, device.path) { [weak self] in
+            guard let self else { return }
+            do throws(RemoteCentralError) {
+                let request = try ServerRequestOptions(
+                    central: central, adapter: server.adapterPath, offset: offset, mtu: Self.bridgeMTU)
+                try await self.forwardWrite(value, server, request, type: command ? .command : .request)
+            } catch {
+                if !command { reply.fail(Self.bridgeError(error)) }
+                return
+            }
+            self.core.state.withLock { state in state.statistics.gattOperations += 1 }
+            if !command { reply.succeed() }
+        }
     }
 
     /// What the central's stack answers for a request the peripheral's side refused.
@@ -80,34 +78,33 @@ extension Daemon {
         let central = centralAddress(state, device)
         let generation = device.linkGeneration
         state.devices[target.device]?.notifyPending[target.path, default: []].insert(sender)
-        addTask(
-            Task { [weak self] in
-                guard let self else { return }
-                var failure: DBusError?
-                do throws(RemoteCentralError) {
-                    try await self.subscribeBridged(server, central: central)
-                } catch {
-                    failure = Self.bridgeError(error)
+        inOrder(&state, target.device) { [weak self] in
+            guard let self else { return }
+            var failure: DBusError?
+            do throws(RemoteCentralError) {
+                try await self.subscribeBridged(server, central: central)
+            } catch {
+                failure = Self.bridgeError(error)
+            }
+            self.core.state.withLock { state in
+                state.devices[target.device]?.notifyPending[target.path]?.remove(sender)
+                guard self.isCurrent(state), state.devices[target.device]?.linkGeneration == generation else {
+                    return reply.fail(Self.linkLost)
                 }
-                self.core.state.withLock { state in
-                    state.devices[target.device]?.notifyPending[target.path]?.remove(sender)
-                    guard self.isCurrent(state), state.devices[target.device]?.linkGeneration == generation else {
-                        return reply.fail(Self.linkLost)
-                    }
-                    if let failure { return reply.fail(failure) }
-                    self.addNotifySession(&state, reply, target, sender)
-                }
-            })
+                if let failure { return reply.fail(failure) }
+                self.addNotifySession(&state, reply, target, sender)
+            }
+        }
     }
 
     /// A CCC write of 0: the last session of a bridged characteristic went.
-    func bridgedStopNotify(_ state: SimState, _ server: ServerTarget, _ device: DeviceState) {
+    func bridgedStopNotify(_ state: inout SimState, _ server: ServerTarget, _ device: DeviceState) {
         let central = centralAddress(state, device)
-        addTask(Task { [weak self] in try? await self?.unsubscribe(server, central: central) })
+        inOrder(&state, device.path) { [weak self] in try? await self?.unsubscribe(server, central: central) }
     }
 
     /// The link came up again: bluetoothd writes the CCCs of the sessions it kept (Q7).
-    func bridgedLinkUp(_ state: SimState, _ path: ObjectPath) {
+    func bridgedLinkUp(_ state: inout SimState, _ path: ObjectPath) {
         guard let device = state.devices[path], let record = state.peripherals[device.address], record.servedBy != nil,
             let gatt = device.gatt
         else { return }
@@ -123,26 +120,34 @@ extension Daemon {
         }
         guard !servers.isEmpty else { return }
         let central = centralAddress(state, device)
-        addTask(
-            Task { [weak self] in
-                for server in servers {
-                    try? await self?.subscribeBridged(server, central: central)
-                }
-            })
+        inOrder(&state, path) { [weak self, servers] in
+            for server in servers { try? await self?.subscribeBridged(server, central: central) }
+        }
     }
 
     /// The link went down: the peripheral's bluetoothd forgets the CCC state of an unpaired
     /// central (see ``Simulator/remoteDisconnect(central:)``).
-    func bridgedLinkDown(_ state: SimState, _ device: DeviceState) {
+    func bridgedLinkDown(_ state: inout SimState, _ device: DeviceState) {
         guard let index = state.peripherals[device.address]?.servedBy else { return }
         let central = centralAddress(state, device)
-        addTask(
-            Task { [weak self] in
-                guard let self else { return }
-                for server in self.subscriptions(of: central) where server.key.adapter == index {
-                    try? await self.unsubscribe(server, central: central)
-                }
-            })
+        inOrder(&state, device.path) { [weak self] in
+            guard let self else { return }
+            for server in self.subscriptions(of: central) where server.key.adapter == index {
+                try? await self.unsubscribe(server, central: central)
+            }
+        }
+    }
+
+    /// Runs `work` after every earlier forwarded operation of the device has finished: ATT
+    /// carries a link's requests and commands one after another, in order.
+    private func inOrder(_ state: inout SimState, _ device: ObjectPath, _ work: @escaping @Sendable () async -> Void) {
+        let previous = state.devices[device]?.bridgeTail
+        let task = Task {
+            await previous?.value
+            await work()
+        }
+        state.devices[device]?.bridgeTail = task
+        addTask(task)
     }
 
     /// The central's CCC write, as the peripheral's bluetoothd receives it.
