@@ -32,7 +32,6 @@ final class OwnPeripheral: PeripheralDriver {
     let central: CentralID
     private let log = Mutex(Log())
     private let tasks = Mutex<[Task<Void, Never>]>([])
-    private let readvertising = Mutex<Task<Void, Never>?>(nil)
     private let dropper: @Sendable () async throws -> Void
 
     private init(
@@ -50,7 +49,10 @@ final class OwnPeripheral: PeripheralDriver {
     /// advertising (or scanning) is switched on, never periodically, so without it a central
     /// whose scan started after the registration would not hear the peripheral until the
     /// kernel restarts LE discovery (about 10 s later); a real controller advertises every few
-    /// milliseconds. peripheral.py does the same for its own advertisement.
+    /// milliseconds. peripheral.py does the same for its own advertisement. It goes on while
+    /// the central connects: the kernel connects to an LE device only once its passive scan
+    /// has a report from it, so a connect waits for the next re-registration (stopping
+    /// them at connect time made three connects in eight time out).
     static func start(
         bus: Bus, adapter: String, id: PeripheralID, central: CentralID, readvertising: Bool,
         dropper: @escaping @Sendable () async throws -> Void
@@ -73,7 +75,6 @@ final class OwnPeripheral: PeripheralDriver {
 
     /// Stops serving and closes the manager (its registrations go).
     func close() async {
-        readvertising.withLock { $0 }?.cancel()
         for task in tasks.withLock({ $0 }) { task.cancel() }
         await manager.close()
     }
@@ -125,23 +126,15 @@ final class OwnPeripheral: PeripheralDriver {
     }
 
     private func readvertise() {
-        let task = Task { [manager] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(500))
-                guard !Task.isCancelled else { return }
-                try? await manager.startAdvertising(OwnPeripheralLayout.advertisement)
-            }
-        }
-        readvertising.withLock { $0 = task }
-    }
-
-    /// The central heard the advertisement: it stays registered but is no longer
-    /// re-registered, as taking it down while the central connects can make the connection
-    /// fail under btvirt, and a failed connect has once crashed the guest kernel (list
-    /// corruption in `hci_chan_del`), taking bluetoothd down with it.
-    func willConnect() async {
-        readvertising.withLock { $0 }?.cancel()
-        _ = await readvertising.withLock { $0 }?.value
+        add(
+            Task { [manager] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    guard !Task.isCancelled else { return }
+                    // A failure (the controller busy, every instance taken) is retried next time.
+                    try? await manager.startAdvertising(OwnPeripheralLayout.advertisement)
+                }
+            })
     }
 
     func waitUntilSubscribed(_ characteristic: BluetoothUUID) async throws {

@@ -95,6 +95,32 @@ extension AgainstBluetoothd {
             }
         }
 
+        @Test("notifications from the manager over AcquireNotify (fd passing) arrive complete and in order")
+        func acquiredNotifications() async throws {
+            try await Stage.runOwnConnected { stage, _, peripheral in
+                let characteristic = try await stage.characteristic(Layout.notifying, of: peripheral)
+                let values = NotificationTests.numbered(50)
+                let received = try await NotificationTests.roundTrip(stage, Layout.notifying, values) {
+                    characteristic.acquiredNotifications
+                }
+                #expect(received == values)
+            }
+        }
+
+        @Test("a write channel (AcquireWrite, fd passing) carries commands to the manager in order")
+        func writeChannel() async throws {
+            try await Stage.runOwnConnected { stage, own, peripheral in
+                let channel = try await stage.characteristic(Layout.writeWithoutResponse, of: peripheral)
+                    .openWriteChannel()
+                defer { channel.close() }
+                let values = (0..<20).map { Data("datagram \($0)".utf8) }
+                for value in values { try await channel.write(value) }
+                try await stage.waitForValue(try #require(values.last), in: Layout.writeWithoutResponse)
+                let writes = own.seen.requests.filter { $0.characteristic == Layout.writeWithoutResponse }
+                #expect(writes.map(\.value) == values)
+            }
+        }
+
         @Test("indications from the manager arrive in order, each confirmed to the manager")
         func indicationsInOrder() async throws {
             try await Stage.runOwnConnected { stage, own, peripheral in

@@ -16,13 +16,6 @@ protocol PeripheralDriver: Sendable {
     func value(of characteristic: BluetoothUUID) async throws -> Data
     /// Ends the link from the peripheral's side, as a peripheral that goes away would.
     func dropLink() async throws
-    /// The central found the peripheral and is about to connect.
-    func willConnect() async
-}
-
-extension PeripheralDriver {
-    /// Nothing to do by default.
-    func willConnect() async {}
 }
 
 /// A test step that did not happen in time, or a peripheral that misbehaved.

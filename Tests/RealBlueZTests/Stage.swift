@@ -70,7 +70,6 @@ struct Stage: Sendable {
             for try await discovery in scan where discovery.id == id { return discovery }
             throw StageError(description: "the scan ended")
         }
-        await driver.willConnect()
         return (central, try await central.connect(id, timeout: .seconds(30)))
     }
 

@@ -79,6 +79,7 @@ extension Daemon {
                 channel.hangUp()
                 state.devices[target.device] = device
                 announceNotifyAcquired(false, target.path)
+                bridgedRelease(&state, target)
                 return reply.succeed()
             }
             guard device.notifySessions[target.path]?.remove(sender) != nil else {
@@ -162,6 +163,9 @@ extension Daemon {
                 daemon.startTicker(&state, target.path)
             }
             if case .later(let delay) = fault { return schedule(&state, after: delay, grant) }
+            if let server = bridgedTarget(state, record, target) {
+                return bridgedAcquireNotify(&state, server, device, reply, grant: grant)
+            }
             grant(self, &state)
         }
     }
@@ -247,7 +251,13 @@ extension Daemon {
                 if count > 0 {
                     let value = Data(buffer[0..<count])
                     self?.core.state.withLock { state in
-                        self?.store(&state, address, target.key, value, offset: 0)
+                        guard let self else { return }
+                        if let device = state.devices[target.device], let record = state.peripherals[address],
+                            let server = self.bridgedTarget(state, record, target)
+                        {
+                            return self.bridgedCommand(&state, server, device, value)
+                        }
+                        self.store(&state, address, target.key, value, offset: 0)
                         state.statistics.gattOperations += 1
                     }
                     continue
@@ -298,6 +308,7 @@ extension Daemon {
             else { return }
             state.devices[target.device]?.acquiredNotify[target.path] = nil
             announceNotifyAcquired(false, target.path)
+            bridgedRelease(&state, target)
         }
     }
 

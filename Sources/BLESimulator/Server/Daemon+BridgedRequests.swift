@@ -43,20 +43,39 @@ extension Daemon {
         _ state: inout SimState, _ server: ServerTarget, _ device: DeviceState, _ value: Data, offset: UInt16,
         command: Bool, _ reply: MethodReply
     ) {
+        if command {
+            reply.succeed()
+            return bridgedCommand(&state, server, device, value)
+        }
         let central = centralAddress(state, device)
-        if command { reply.succeed() }
         inOrder(&state, device.path) { [weak self] in
             guard let self else { return }
             do throws(RemoteCentralError) {
                 let request = try ServerRequestOptions(
                     central: central, adapter: server.adapterPath, offset: offset, mtu: Self.bridgeMTU)
-                try await self.forwardWrite(value, server, request, type: command ? .command : .request)
+                try await self.forwardWrite(value, server, request, type: .request)
             } catch {
-                if !command { reply.fail(Self.bridgeError(error)) }
+                return reply.fail(Self.bridgeError(error))
+            }
+            self.core.state.withLock { state in state.statistics.gattOperations += 1 }
+            reply.succeed()
+        }
+    }
+
+    /// A Write Command (`WriteValue` of type command, or a datagram on an `AcquireWrite`
+    /// channel): nobody waits for it, and a refusal is dropped silently.
+    func bridgedCommand(_ state: inout SimState, _ server: ServerTarget, _ device: DeviceState, _ value: Data) {
+        let central = centralAddress(state, device)
+        inOrder(&state, device.path) { [weak self] in
+            guard let self else { return }
+            do throws(RemoteCentralError) {
+                let request = try ServerRequestOptions(
+                    central: central, adapter: server.adapterPath, mtu: Self.bridgeMTU)
+                try await self.forwardWrite(value, server, request, type: .command)
+            } catch {
                 return
             }
             self.core.state.withLock { state in state.statistics.gattOperations += 1 }
-            if !command { reply.succeed() }
         }
     }
 
@@ -97,10 +116,39 @@ extension Daemon {
         }
     }
 
+    /// `AcquireNotify` on a bridged characteristic: the CCC write reaches the application
+    /// first, then the channel is granted (`grant`, under the state lock).
+    func bridgedAcquireNotify(
+        _ state: inout SimState, _ server: ServerTarget, _ device: DeviceState, _ reply: MethodReply,
+        grant: @escaping @Sendable (Daemon, inout SimState) -> Void
+    ) {
+        let central = centralAddress(state, device)
+        inOrder(&state, device.path) { [weak self] in
+            guard let self else { return }
+            do throws(RemoteCentralError) {
+                try await self.subscribeBridged(server, central: central)
+            } catch {
+                return reply.fail(Self.bridgeError(error))
+            }
+            self.core.state.withLock { state in
+                guard self.isCurrent(state) else { return reply.fail(Self.notConnected) }
+                grant(self, &state)
+            }
+        }
+    }
+
     /// A CCC write of 0: the last session of a bridged characteristic went.
     func bridgedStopNotify(_ state: inout SimState, _ server: ServerTarget, _ device: DeviceState) {
         let central = centralAddress(state, device)
         inOrder(&state, device.path) { [weak self] in try? await self?.unsubscribe(server, central: central) }
+    }
+
+    /// A released `AcquireNotify` channel of a connected device: the CCC write of 0.
+    func bridgedRelease(_ state: inout SimState, _ target: GattTarget) {
+        guard let device = state.devices[target.device], device.connected,
+            let record = state.peripherals[device.address], let server = bridgedTarget(state, record, target)
+        else { return }
+        bridgedStopNotify(&state, server, device)
     }
 
     /// The link came up again: bluetoothd writes the CCCs of the sessions it kept (Q7).

@@ -3,6 +3,7 @@ import BlueZ
 import DBus
 import DBusTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// Two adapters of one simulator in range of each other, as two controllers under real
@@ -25,7 +26,7 @@ struct AdapterBridgeTests {
         try await Fidelity.run(.bluez566, options: options) { simulator, client, bus in
             let app = try await TestApplication.connect(bus, adapter: peripheralAdapter)
             defer { app.close() }
-            try app.export([ServerFixtures.heartRate, ServerFixtures.battery])
+            try app.export([ServerFixtures.heartRate, ServerFixtures.battery, ServerFixtures.acquired])
             try app.exportAdvertisement("advertisement0", ServerFixtures.advertisement)
             try await app.registerApplication()
             try await app.registerAdvertisement("advertisement0")
@@ -128,6 +129,53 @@ struct AdapterBridgeTests {
             try await app.log.wait(for: "StopNotify", path: appRate)
             try await app.log.wait(for: "StopNotify", path: appIndicated)
         }
+    }
+
+    @Test("AcquireNotify and AcquireWrite on hci0 carry the application's notify and write channels")
+    func acquiredChannels() async throws {
+        try await Self.run { _, app, client in
+            try await Self.connect(client)
+            let notifying = try await Self.characteristic(client, "12345678-1234-5678-1234-56789abcdef1")
+            let appNotifying = app.path("service2", "char0")
+            let reply = try await client.call(
+                notifying, BlueZInterface.gattCharacteristic1, "AcquireNotify", [Self.noOptions])
+            guard case .unixFD(let channel)? = reply.first else { throw ServerTestError("AcquireNotify: \(reply)") }
+            // The CCC write reached the application before the channel was granted.
+            try await app.log.wait(for: "AcquireNotify", path: appNotifying)
+            let appSocket = try #require(app.notifySockets.withLock { $0[appNotifying] })
+            for byte in UInt8(1)...5 {
+                _ = Data([byte]).withUnsafeBytes {
+                    Glibc.send(appSocket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+            }
+            #expect(try (1...5).map { _ in try Self.receive(channel) } == (1...5).map { Data([UInt8($0)]) })
+            channel.close()
+
+            let writing = try await Self.characteristic(client, "12345678-1234-5678-1234-56789abcdef2")
+            let written = try await client.call(
+                writing, BlueZInterface.gattCharacteristic1, "AcquireWrite", [Self.noOptions])
+            guard case .unixFD(let writer)? = written.first else { throw ServerTestError("AcquireWrite: \(written)") }
+            defer { writer.close() }
+            for byte in UInt8(1)...3 {
+                _ = Data([byte]).withUnsafeBytes {
+                    Glibc.send(writer.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+            }
+            // The application gets the commands on its own AcquireWrite channel, in order.
+            try await app.log.wait(for: "AcquireWrite", path: app.path("service2", "char1"))
+            let appWriter = try #require(app.writeSockets.withLock { $0[app.path("service2", "char1")] })
+            #expect(try (1...3).map { _ in try Self.receive(appWriter) } == (1...3).map { Data([UInt8($0)]) })
+        }
+    }
+
+    /// One datagram from `socket`, waiting at most ten seconds.
+    private static func receive(_ socket: FileDescriptor) throws -> Data {
+        var poller = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 10_000) > 0 else { throw ServerTestError("no datagram within 10 s") }
+        var buffer = [UInt8](repeating: 0, count: 600)
+        let count = recv(socket.rawValue, &buffer, buffer.count, 0)
+        guard count >= 0 else { throw ServerTestError("recv failed: \(errno)") }
+        return Data(buffer[0..<count])
     }
 
     @Test("an application error reaches the central as the ATT error it stands for")
