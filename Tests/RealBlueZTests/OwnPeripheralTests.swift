@@ -80,15 +80,27 @@ extension AgainstBluetoothd {
             }
         }
 
-        @Test("200 notifications from the manager arrive complete and in order")
-        func notificationsInOrder() async throws {
+        /// Connects, subscribes to `uuid` (through AcquireNotify when `acquired`), has the
+        /// manager send `count` numbered values and expects exactly them, in order; `check`
+        /// then looks at what the manager saw.
+        static func expectInOrder(
+            _ uuid: BluetoothUUID, count: Int, acquired: Bool = false,
+            _ check: @escaping @Sendable (OwnPeripheral) -> Void = { _ in }
+        ) async throws {
             try await Stage.runOwnConnected { stage, own, peripheral in
-                let characteristic = try await stage.characteristic(Layout.notifying, of: peripheral)
-                let values = NotificationTests.numbered(200)
-                let received = try await NotificationTests.roundTrip(stage, Layout.notifying, values) {
-                    try await characteristic.subscribe()
+                let characteristic = try await stage.characteristic(uuid, of: peripheral)
+                let values = NotificationTests.numbered(count)
+                let received = try await NotificationTests.roundTrip(stage, uuid, values) {
+                    acquired ? characteristic.acquiredNotifications : try await characteristic.subscribe()
                 }
                 #expect(received == values)
+                check(own)
+            }
+        }
+
+        @Test("200 notifications from the manager arrive complete and in order")
+        func notificationsInOrder() async throws {
+            try await Self.expectInOrder(Layout.notifying, count: 200) { own in
                 // The notify channel (AcquireNotify) names the central.
                 #expect(
                     own.seen.subscribed.contains { $0.characteristic == Layout.notifying && $0.central == own.central })
@@ -97,14 +109,7 @@ extension AgainstBluetoothd {
 
         @Test("notifications from the manager over AcquireNotify (fd passing) arrive complete and in order")
         func acquiredNotifications() async throws {
-            try await Stage.runOwnConnected { stage, _, peripheral in
-                let characteristic = try await stage.characteristic(Layout.notifying, of: peripheral)
-                let values = NotificationTests.numbered(50)
-                let received = try await NotificationTests.roundTrip(stage, Layout.notifying, values) {
-                    characteristic.acquiredNotifications
-                }
-                #expect(received == values)
-            }
+            try await Self.expectInOrder(Layout.notifying, count: 50, acquired: true)
         }
 
         @Test("a write channel (AcquireWrite, fd passing) carries commands to the manager in order")
@@ -123,15 +128,9 @@ extension AgainstBluetoothd {
 
         @Test("indications from the manager arrive in order, each confirmed to the manager")
         func indicationsInOrder() async throws {
-            try await Stage.runOwnConnected { stage, own, peripheral in
-                let characteristic = try await stage.characteristic(Layout.indicating, of: peripheral)
-                let values = NotificationTests.numbered(20)
-                let received = try await NotificationTests.roundTrip(stage, Layout.indicating, values) {
-                    try await characteristic.subscribe()
-                }
-                #expect(received == values)
+            try await Self.expectInOrder(Layout.indicating, count: 20) { own in
                 #expect(own.seen.subscribed.contains { $0.characteristic == Layout.indicating })
-                #expect(own.seen.confirmations[Layout.indicating] == values.count)
+                #expect(own.seen.confirmations[Layout.indicating] == 20)
             }
         }
 

@@ -103,10 +103,8 @@ struct AdapterBridgeTests {
     func notifications() async throws {
         try await Self.run { _, app, client in
             try await Self.connect(client)
-            let rate = try await Self.characteristic(client, "2A37")
-            let appRate = app.path("service0", "char0")
-            try await client.call(rate, BlueZInterface.gattCharacteristic1, "StartNotify")
-            try await app.log.wait(for: "StartNotify", path: appRate)
+            let (rate, appRate, _) = try await Self.enable(
+                "StartNotify", "2A37", app.path("service0", "char0"), client, app)
             let mark = client.transcript.mark
             for byte in UInt8(1)...10 { try app.setValue(Data([byte]), at: appRate) }
             let values = try await client.transcript.count(10, "10 notifications", since: mark) {
@@ -114,10 +112,8 @@ struct AdapterBridgeTests {
             }
             #expect(values.map { $0.changedProperties["Value"] } == (1...10).map { .bytes(Data([$0])) })
 
-            let indicated = try await Self.characteristic(client, "2A38")
-            let appIndicated = app.path("service0", "char2")
-            try await client.call(indicated, BlueZInterface.gattCharacteristic1, "StartNotify")
-            try await app.log.wait(for: "StartNotify", path: appIndicated)
+            let (indicated, appIndicated, _) = try await Self.enable(
+                "StartNotify", "2A38", app.path("service0", "char2"), client, app)
             try app.setValue(Data([0x77]), at: appIndicated)
             try await client.transcript.first("an indication", since: mark) {
                 $0.isPropertiesChanged(indicated, BlueZInterface.gattCharacteristic1)
@@ -135,19 +131,13 @@ struct AdapterBridgeTests {
     func acquiredChannels() async throws {
         try await Self.run { _, app, client in
             try await Self.connect(client)
-            let notifying = try await Self.characteristic(client, "12345678-1234-5678-1234-56789abcdef1")
-            let appNotifying = app.path("service2", "char0")
-            let reply = try await client.call(
-                notifying, BlueZInterface.gattCharacteristic1, "AcquireNotify", [Self.noOptions])
+            // The CCC write reaches the application before the channel is granted.
+            let (_, appNotifying, reply) = try await Self.enable(
+                "AcquireNotify", "12345678-1234-5678-1234-56789abcdef1", app.path("service2", "char0"), client, app,
+                [Self.noOptions])
             guard case .unixFD(let channel)? = reply.first else { throw ServerTestError("AcquireNotify: \(reply)") }
-            // The CCC write reached the application before the channel was granted.
-            try await app.log.wait(for: "AcquireNotify", path: appNotifying)
             let appSocket = try #require(app.notifySockets.withLock { $0[appNotifying] })
-            for byte in UInt8(1)...5 {
-                _ = Data([byte]).withUnsafeBytes {
-                    Glibc.send(appSocket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                }
-            }
+            for byte in UInt8(1)...5 { Self.send(byte, to: appSocket) }
             #expect(try (1...5).map { _ in try Self.receive(channel) } == (1...5).map { Data([UInt8($0)]) })
             channel.close()
 
@@ -156,16 +146,29 @@ struct AdapterBridgeTests {
                 writing, BlueZInterface.gattCharacteristic1, "AcquireWrite", [Self.noOptions])
             guard case .unixFD(let writer)? = written.first else { throw ServerTestError("AcquireWrite: \(written)") }
             defer { writer.close() }
-            for byte in UInt8(1)...3 {
-                _ = Data([byte]).withUnsafeBytes {
-                    Glibc.send(writer.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                }
-            }
+            for byte in UInt8(1)...3 { Self.send(byte, to: writer) }
             // The application gets the commands on its own AcquireWrite channel, in order.
             try await app.log.wait(for: "AcquireWrite", path: app.path("service2", "char1"))
             let appWriter = try #require(app.writeSockets.withLock { $0[app.path("service2", "char1")] })
             #expect(try (1...3).map { _ in try Self.receive(appWriter) } == (1...3).map { Data([UInt8($0)]) })
         }
+    }
+
+    /// Calls `member` on hci0's characteristic `uuid` and waits until the application's
+    /// `application` characteristic got the call it makes bluetoothd make.
+    private static func enable(
+        _ member: String, _ uuid: String, _ application: ObjectPath, _ client: RecordingClient, _ app: TestApplication,
+        _ arguments: [DBusValue] = []
+    ) async throws -> (ObjectPath, ObjectPath, [DBusValue]) {
+        let path = try await characteristic(client, uuid)
+        let reply = try await client.call(path, BlueZInterface.gattCharacteristic1, member, arguments)
+        try await app.log.wait(for: member, path: application)
+        return (path, application, reply)
+    }
+
+    /// A one-byte datagram.
+    private static func send(_ byte: UInt8, to socket: FileDescriptor) {
+        _ = Data([byte]).withUnsafeBytes { Glibc.send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// One datagram from `socket`, waiting at most ten seconds.
