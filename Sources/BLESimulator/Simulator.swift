@@ -140,7 +140,10 @@ public final class Simulator: Sendable {
 
     /// The peripherals in range.
     public var peripherals: [VirtualPeripheral] {
-        core.state.withLock { state in state.peripherals.keys.sorted().compactMap { state.peripherals[$0]?.definition }
+        core.state.withLock { state in
+            state.peripherals.keys.sorted().compactMap { address in
+                state.peripherals[address].flatMap { $0.servedBy == nil ? $0.definition : nil }
+            }
         }
     }
 

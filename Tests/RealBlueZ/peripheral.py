@@ -164,11 +164,18 @@ class Control(dbus.service.Object):
 
     @dbus.service.method(CONTROL_IFACE)
     def Reset(self):
-        """Initial values, no pending sends, no links."""
+        """Initial values, no pending sends, no links, advertising."""
+        self.set_quiet(False)
         self.queue.clear()
         for c in self.application.characteristics:
             c.value = c.initial
         self.DropLinks()
+
+    @dbus.service.method(CONTROL_IFACE, in_signature="b")
+    def Quiet(self, on):
+        """Stops advertising (True) while another peripheral on the adapter is under test, so the
+        two do not churn the controller's advertising at once; False (or Reset) resumes."""
+        self.set_quiet(bool(on))
 
     @dbus.service.method(CONTROL_IFACE, out_signature="u")
     def DropLinks(self):
@@ -195,14 +202,26 @@ def main():
     pending = {"application", "advertisement"}
     advertising = dbus.Interface(adapter, "org.bluez.LEAdvertisingManager1")
 
+    chain = {"quiet": False, "running": False}
+
+    def ignore(*_):
+        pass
+
     def readvertise():
         """btvirt sends one advertising report per advertising or scanning enable, never
         periodically: re-registering the advertisement now and then makes the emulated
         peripheral visible the way a real one (advertising every few ms) is."""
         def again(*_):
-            GLib.timeout_add(READVERTISE_MS, readvertise)
+            if not chain["quiet"]:
+                GLib.timeout_add(READVERTISE_MS, readvertise)
+                return
+            chain["running"] = False
+            # A registration that was under way when Quiet came.
+            advertising.UnregisterAdvertisement(advertisement.path, reply_handler=ignore, error_handler=ignore)
 
         def register(*_):
+            if chain["quiet"]:
+                return again()
             advertising.RegisterAdvertisement(advertisement.path, {}, reply_handler=again, error_handler=failed_again)
 
         def failed_again(error):
@@ -212,12 +231,22 @@ def main():
         advertising.UnregisterAdvertisement(advertisement.path, reply_handler=register, error_handler=register)
         return False
 
+    def set_quiet(on):
+        chain["quiet"] = on
+        if on:
+            advertising.UnregisterAdvertisement(advertisement.path, reply_handler=ignore, error_handler=ignore)
+        elif not chain["running"]:
+            chain["running"] = True
+            readvertise()
+    control.set_quiet = set_quiet
+
     def registered(what):
         def done(*_):
             pending.discard(what)
             if not pending:
                 name = dbus.service.BusName(CONTROL_NAME, bus)
                 control.name = name
+                chain["running"] = True
                 GLib.timeout_add(READVERTISE_MS, readvertise)
                 print("PERIPHERAL-READY", flush=True)
         return done

@@ -24,32 +24,12 @@ struct ScriptedPeripheral: PeripheralDriver {
             }
         }
         arrivals.subscription.cancel()
-        let reply = try await connection.call(
-            destination: BlueZService.busName, path: try ObjectPath("/org/bluez/\(adapter)"),
-            interface: .properties, member: try MemberName("Get"),
-            arguments: [.string(BlueZInterface.adapter1.rawValue), .string("Address")], timeout: .seconds(10))
-        guard case .string(let address)? = reply.body.first?.unwrappingVariant else {
-            throw StageError(description: "\(adapter) has no address")
-        }
+        let address = try await RealDaemonCalls.address(of: adapter, on: connection)
         let peripheral = ScriptedPeripheral(
             connection: connection, id: try PeripheralID(adapter: centralAdapter, address: address))
         _ = try await peripheral.control("Reset")
-        try await peripheral.forgetOnCentral()
+        try await RealDaemonCalls.forget(peripheral.id, on: connection)
         return peripheral
-    }
-
-    /// Removes the peripheral from the central's adapter (disconnecting it if needed), so each
-    /// test starts as if BlueZ had never seen it. Under btvirt this also matters for scanning:
-    /// the emulator reports an advertiser only when scanning starts, and a device BlueZ already
-    /// knows gets no new signal then.
-    private func forgetOnCentral() async throws {
-        let adapter = try BlueZPath.adapter(named: id.adapter)
-        let device = try BlueZPath.device(address: id.address, adapter: adapter)
-        do {
-            _ = try await connection.call(
-                destination: BlueZService.busName, path: adapter, interface: BlueZInterface.adapter1,
-                member: BlueZMethod.removeDevice, arguments: [.objectPath(device)], timeout: .seconds(20))
-        } catch  where error.name == "org.bluez.Error.DoesNotExist" {}
     }
 
     func waitUntilSubscribed(_ characteristic: BluetoothUUID) async throws {
@@ -76,6 +56,15 @@ struct ScriptedPeripheral: PeripheralDriver {
     }
 
     func close() { connection.close() }
+
+    /// Stops (`true`) or resumes the peripheral's advertising, so that another peripheral on
+    /// the same adapter is tested without two advertisements churning the controller.
+    static func setQuiet(_ quiet: Bool, on connection: Connection) async throws {
+        _ = try await connection.call(
+            destination: try BusName(busName), path: try ObjectPath("/org/swiftble/TestPeripheral"),
+            interface: try InterfaceName("org.swiftble.TestPeripheral1"), member: try MemberName("Quiet"),
+            arguments: [.boolean(quiet)], timeout: .seconds(20))
+    }
 
     private func control(_ member: String, _ arguments: [DBusValue] = []) async throws -> DBusMessage {
         try await connection.call(

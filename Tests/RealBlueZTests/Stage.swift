@@ -11,6 +11,8 @@ struct Stage: Sendable {
     let backend: Backend
     let driver: any PeripheralDriver
     let bus: Bus
+    /// The service the test peripheral advertises and serves.
+    var service = TestPeripheralLayout.service
 
     static let centralAdapter = "hci0"
     static let peripheralAdapter = "hci1"
@@ -66,7 +68,7 @@ struct Stage: Sendable {
     func connected(_ change: (inout CentralOptions) -> Void = { _ in }) async throws -> (Central, Peripheral) {
         let central = try await central(change)
         let id = driver.id
-        let scan = central.scan(services: [TestPeripheralLayout.service])
+        let scan = central.scan(services: [service])
         // The scan runs until the Connect is answered, as the SDK's own targeted scan does:
         // bluetoothd drops a temporary device it last saw as not connectable when discovery
         // stops (adapter.c discovery_cleanup), which can fall between a scan and a Connect.
@@ -108,6 +110,6 @@ struct Stage: Sendable {
 
     /// The test peripheral's characteristic `uuid`.
     func characteristic(_ uuid: BluetoothUUID, of peripheral: Peripheral) async throws -> Characteristic {
-        try await peripheral.characteristic(uuid, in: TestPeripheralLayout.service)
+        try await peripheral.characteristic(uuid, in: service)
     }
 }

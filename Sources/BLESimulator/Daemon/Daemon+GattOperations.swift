@@ -53,6 +53,13 @@ extension Daemon {
                 state.devices.values[index].gatt != nil,
                 let recordIndex = state.peripherals.index(forKey: state.devices.values[index].address)
             else { return reply.fail(Self.notConnected) }
+            // A peripheral another simulated adapter's application serves: only then is the
+            // record copied, so the ordinary read keeps its in-place lookups.
+            if state.peripherals.values[recordIndex].servedBy != nil,
+                let server = bridgedTarget(state, state.peripherals.values[recordIndex], target)
+            {
+                return bridgedRead(&state, server, state.devices.values[index], target, offset: options.offset, reply)
+            }
             // One read per attribute: the same offset shares its result, another is refused.
             if let pendingOffset = state.devices.values[index].readsInFlight[target.path]?.offset {
                 guard pendingOffset == options.offset else {
@@ -322,6 +329,10 @@ extension Daemon {
             }
             if Int(options.offset) + value.count > 512 {
                 return reply.fail(Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidLength))
+            }
+            if let server = bridgedTarget(state, record, target) {
+                return bridgedWrite(
+                    &state, server, device, value, offset: options.offset, command: kind == "command", reply)
             }
             let generation = device.linkGeneration
             let fault = state.takeFault(.write, address: device.address.description, characteristic: target.uuid)

@@ -159,6 +159,7 @@ extension Daemon {
         changes.append(("ServicesResolved", .boolean(true)))
         emit(path, BlueZInterface.device1, set: changes)
         attachBattery(&state, path)
+        bridgedLinkUp(&state, path)
         // Subscriptions survive the link and re-arm on reconnection (Q7); one stored while
         // disconnected turns Notifying on once its CCC is written (Q8).
         for characteristic in device.notifySessions.keys.sorted() {
@@ -234,6 +235,7 @@ extension Daemon {
         device.indicationQueue.removeAll()
         device.lastSeen = MonotonicNanos.now()
         state.devices[path] = device
+        bridgedLinkDown(&state, device)
         detachBattery(&state, path)
         if let gatt = device.gatt {
             for service in gatt.services {

@@ -37,6 +37,11 @@ extension Daemon {
                 ? state.takeFault(.startNotify, address: device.address.description, characteristic: target.uuid)
                 : nil
             guard let delay = applyGattFault(fault, reply, &state, device: target.device) else { return }
+            if device.connected, device.notifySessions[target.path]?.isEmpty ?? true,
+                let record = state.peripherals[device.address], let server = bridgedTarget(state, record, target)
+            {
+                return bridgedStartNotify(&state, server, target, sender, reply)
+            }
             guard delay > .zero else { return addNotifySession(&state, reply, target, sender) }
             state.devices[target.device]?.notifyPending[target.path, default: []].insert(sender)
             let generation = device.linkGeneration
@@ -51,7 +56,7 @@ extension Daemon {
     }
 
     /// The CCC is written (or, disconnected, the session waits for the next connection, Q8).
-    private func addNotifySession(
+    func addNotifySession(
         _ state: inout SimState, _ reply: MethodReply, _ target: GattTarget, _ sender: BusName
     ) {
         guard var device = state.devices[target.device] else { return reply.fail(Self.notConnected) }
@@ -74,6 +79,7 @@ extension Daemon {
                 channel.hangUp()
                 state.devices[target.device] = device
                 announceNotifyAcquired(false, target.path)
+                bridgedRelease(&state, target)
                 return reply.succeed()
             }
             guard device.notifySessions[target.path]?.remove(sender) != nil else {
@@ -83,6 +89,11 @@ extension Daemon {
             if last { device.notifySessions[target.path] = nil }
             state.devices[target.device] = device
             if last { setNotifying(false, target.path) }
+            if last, device.connected, let record = state.peripherals[device.address],
+                let server = bridgedTarget(state, record, target)
+            {
+                bridgedStopNotify(&state, server, device)
+            }
             reply.succeed()
         }
     }
@@ -152,6 +163,9 @@ extension Daemon {
                 daemon.startTicker(&state, target.path)
             }
             if case .later(let delay) = fault { return schedule(&state, after: delay, grant) }
+            if let server = bridgedTarget(state, record, target) {
+                return bridgedAcquireNotify(&state, server, device, reply, grant: grant)
+            }
             grant(self, &state)
         }
     }
@@ -237,7 +251,13 @@ extension Daemon {
                 if count > 0 {
                     let value = Data(buffer[0..<count])
                     self?.core.state.withLock { state in
-                        self?.store(&state, address, target.key, value, offset: 0)
+                        guard let self else { return }
+                        if let device = state.devices[target.device], let record = state.peripherals[address],
+                            let server = self.bridgedTarget(state, record, target)
+                        {
+                            return self.bridgedCommand(&state, server, device, value)
+                        }
+                        self.store(&state, address, target.key, value, offset: 0)
                         state.statistics.gattOperations += 1
                     }
                     continue
@@ -288,6 +308,7 @@ extension Daemon {
             else { return }
             state.devices[target.device]?.acquiredNotify[target.path] = nil
             announceNotifyAcquired(false, target.path)
+            bridgedRelease(&state, target)
         }
     }
 

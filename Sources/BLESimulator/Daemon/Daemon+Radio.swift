@@ -63,7 +63,8 @@ extension Daemon {
                 state.advertising.add(entry.address, due: next)
                 // An event from before an adapter listened was not heard by it; one late only
                 // because this tick ran late was (the controller queues reports).
-                for scan in scans where entry.due >= scan.listeningSince {
+                // An adapter does not hear its own advertising.
+                for scan in scans where entry.due >= scan.listeningSince && scan.adapter.index != record.servedBy {
                     report(&state, record.definition, address: entry.address, scan: scan)
                 }
             }

@@ -98,7 +98,9 @@ final class Daemon: Sendable {
                             address: try BluetoothAddress(text), powered: options.poweredOnStart))
                 }
             } else {
-                // bluetoothd restarted: AutoEnable powers adapters again; discovery is gone.
+                // bluetoothd restarted: AutoEnable powers adapters again; discovery is gone, and
+                // so are the registrations the adapters advertised to each other.
+                state.peripherals = state.peripherals.filter { $0.value.servedBy == nil }
                 for index in state.adapters.indices {
                     state.adapters[index].discovering = false
                     state.adapters[index].powered = options.poweredOnStart

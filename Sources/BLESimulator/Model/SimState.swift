@@ -76,6 +76,9 @@ struct PeripheralRecord: Sendable {
     var nextAdvertisement: UInt64 = 0
     /// Index into `notifyValues` per characteristic, for periodic notifications.
     var notifyCursor: [ValueKey: Int] = [:]
+    /// The adapter whose registered applications and advertisements this peripheral is (see
+    /// `Daemon+AdapterBridge.swift`); nil for a virtual peripheral.
+    var servedBy: Int?
 
     init(_ definition: VirtualPeripheral) {
         self.definition = definition
@@ -167,6 +170,9 @@ struct DeviceState: Sendable {
     var indicationInFlight = false
     /// Indications the peer holds back until then, oldest first: characteristic and value.
     var indicationQueue: [(path: ObjectPath, value: Data)] = []
+    /// The last operation forwarded to a bridged peripheral's applications; the next one
+    /// waits for it (see `Daemon+BridgedRequests.swift`).
+    var bridgeTail: Task<Void, Never>?
 }
 
 /// A delayed read and every call waiting for its result.

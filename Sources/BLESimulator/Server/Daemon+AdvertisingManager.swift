@@ -107,6 +107,7 @@ extension Daemon {
             advertisement: advertisement, order: state.server.takeOrder(), watcher: watcher)
         armAdvertisementTimeout(&state, key)
         emitAdvertisingInstances(state, adapter: key.adapter)
+        refreshBridge(&state, adapter: key.adapter)
         return instance
     }
 
@@ -136,6 +137,7 @@ extension Daemon {
             record.advertisement.properties = properties
             state.server.advertisements[key] = record
             if timeoutChanged { armAdvertisementTimeout(&state, key) }
+            refreshBridge(&state, adapter: key.adapter)
         }
     }
 
@@ -161,6 +163,7 @@ extension Daemon {
             destination: key.owner, noReplyExpected: true)
         try? connection.send(release)
         emitAdvertisingInstances(state, adapter: key.adapter)
+        refreshBridge(&state, adapter: key.adapter)
     }
 
     // MARK: UnregisterAdvertisement
@@ -178,6 +181,7 @@ extension Daemon {
             if let record = state.server.advertisements.removeValue(forKey: key) {
                 record.watcher?.cancel()
                 emitAdvertisingInstances(state, adapter: index)
+                refreshBridge(&state, adapter: index)
                 return reply.succeed()
             }
             guard state.server.pendingAdvertisements.remove(key) != nil else { return reply.fail(Self.doesNotExist) }

@@ -61,5 +61,6 @@ extension Daemon {
             record.writeSockets.removeValue(forKey: characteristic.path)?.close()
         }
         state.server.applications[key] = record
+        refreshBridge(&state, adapter: key.adapter)
     }
 }

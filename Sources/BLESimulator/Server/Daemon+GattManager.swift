@@ -129,6 +129,7 @@ extension Daemon {
             adapter: key.adapter, owner: key.owner, path: key.path, services: services, profiles: parsed.profiles)
         state.server.applications[key] = ApplicationRecord(
             application: application, order: state.server.takeOrder(), watcher: watcher)
+        refreshBridge(&state, adapter: key.adapter)
         return .success(writeBacks)
     }
 
@@ -178,6 +179,7 @@ extension Daemon {
             state.server.adopt(generation: generation)
             if let record = state.server.applications.removeValue(forKey: key) {
                 record.tearDown()
+                refreshBridge(&state, adapter: index)
                 return reply.succeed()
             }
             guard state.server.pendingApplications.remove(key) != nil else { return reply.fail(Self.doesNotExist) }

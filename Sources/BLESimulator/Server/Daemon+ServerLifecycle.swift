@@ -17,6 +17,7 @@ extension Daemon {
         }
         state.server.pendingAdvertisements = state.server.pendingAdvertisements.filter { $0.owner != client }
         for adapter in adapters.sorted() { emitAdvertisingInstances(state, adapter: adapter) }
+        refreshBridges(&state)
     }
 
     /// `ActiveInstances` and `SupportedInstances` of an adapter, in one `PropertiesChanged`.

@@ -178,5 +178,6 @@ extension Daemon {
                 try? connection.send(confirm)
             }
         }
+        bridgedNotification(&state, adapter: key.adapter, characteristic: characteristic.uuid, payload)
     }
 }

@@ -103,6 +103,8 @@ struct AppService: Sendable {
 final class TestApplication: Sendable {
     let connection: Connection
     let root: ObjectPath
+    /// The adapter it registers on.
+    let adapter: ObjectPath
     let log = CallLog()
     private let reactions = PosixMutex<[String: Reaction]>([:])
     private let held = PosixMutex<[MethodReply]>([])
@@ -110,14 +112,17 @@ final class TestApplication: Sendable {
     let notifySockets = PosixMutex<[ObjectPath: FileDescriptor]>([:])
     let writeSockets = PosixMutex<[ObjectPath: FileDescriptor]>([:])
 
-    private init(connection: Connection, root: ObjectPath) {
+    private init(connection: Connection, root: ObjectPath, adapter: ObjectPath) {
         self.connection = connection
         self.root = root
+        self.adapter = adapter
     }
 
-    static func connect(_ bus: TestBus, root: String = "/com/example/app") async throws -> TestApplication {
+    static func connect(
+        _ bus: TestBus, root: String = "/com/example/app", adapter: ObjectPath = ServerHarness.adapter
+    ) async throws -> TestApplication {
         let connection = try await bus.connect()
-        let app = TestApplication(connection: connection, root: try ObjectPath(root))
+        let app = TestApplication(connection: connection, root: try ObjectPath(root), adapter: adapter)
         connection.addObjectManager(at: app.root)
         return app
     }
@@ -296,7 +301,7 @@ final class TestApplication: Sendable {
         _ interface: InterfaceName, _ member: MemberName, _ arguments: [DBusValue]
     ) async throws(DBusError) {
         _ = try await connection.call(
-            destination: BlueZService.busName, path: ServerHarness.adapter, interface: interface, member: member,
+            destination: BlueZService.busName, path: adapter, interface: interface, member: member,
             arguments: arguments, timeout: .seconds(10))
     }
 
