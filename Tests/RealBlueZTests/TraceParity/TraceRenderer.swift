@@ -1,0 +1,155 @@
+import DBus
+import Foundation
+
+/// Turns the messages a ``DBusTestSupport/BusMonitor`` recorded into the stable, diffable text
+/// of a trace: the conversation between the SDK and bluetoothd about the central's adapter,
+/// with what differs by nature between two daemons (addresses, GATT handles, property values
+/// other than booleans and identities, serials) normalized away.
+///
+/// One line per call, reply and signal; the objects of a GetManagedObjects reply and of an
+/// InterfacesAdded signal follow on indented lines, one per interface, with each property as
+/// `Name: signature` (`=value` for the values that matter). Repeats of the same line collapse
+/// into one: how often the controller reports RSSI, or how many notifications arrive, is
+/// timing, not interface.
+struct TraceRenderer {
+    /// The adapter whose conversation is kept (others, such as the peripheral's hci1, are not).
+    let adapterPath: String
+    /// The test peripheral's address, shown as `<peer>`.
+    let peerAddress: String
+    /// bluetoothd's unique name on the bus.
+    let daemon: String
+    /// Connections whose calls to bluetoothd are not the SDK's (the test's own probes).
+    let excluded: Set<String>
+
+    /// The trace of `messages`, as lines.
+    func render(_ messages: [DBusMessage]) -> [String] {
+        var paths = GattPathNames(adapterPath: adapterPath, peerAddress: peerAddress)
+        for message in messages where message.sender?.rawValue == daemon { paths.learn(from: message) }
+        var pending: [String: String] = [:]
+        var lines: [String] = []
+        for message in messages {
+            for line in render(message, paths, &pending) where line != lines.last { lines.append(line) }
+        }
+        return lines
+    }
+
+    private func render(_ message: DBusMessage, _ paths: GattPathNames, _ pending: inout [String: String]) -> [String] {
+        let sender = message.sender?.rawValue ?? ""
+        switch message.kind {
+        case .methodCall:
+            guard let destination = message.destination?.rawValue, destination == "org.bluez" || destination == daemon,
+                !excluded.contains(sender), let path = message.path.flatMap({ paths.name(of: $0.rawValue) })
+            else { return [] }
+            let method = "\(Self.short(message.interface?.rawValue ?? "")).\(message.member?.rawValue ?? "")"
+            pending["\(sender) \(message.serial)"] = method
+            let arguments = message.body.map { shape($0, paths, showStrings: true) }.joined(separator: ", ")
+            return ["call \(method) \(path) (\(arguments))"]
+        case .methodReturn, .error:
+            guard sender == daemon, let destination = message.destination?.rawValue,
+                let method = pending.removeValue(forKey: "\(destination) \(message.replySerial)")
+            else { return [] }
+            if let error = message.errorName { return ["error \(method) \(error)"] }
+            if method == "ObjectManager.GetManagedObjects", let objects = message.body.first {
+                return ["reply \(method)"] + managedObjects(objects, paths)
+            }
+            return ["reply \(method) (\(message.body.map { shape($0, paths) }.joined(separator: ", ")))"]
+        case .signal:
+            guard sender == daemon, !excluded.contains(message.destination?.rawValue ?? "") else { return [] }
+            return signal(message, paths)
+        }
+    }
+
+    private func signal(_ message: DBusMessage, _ paths: GattPathNames) -> [String] {
+        guard let rawPath = message.path?.rawValue, let path = paths.name(of: rawPath) else { return [] }
+        let member = message.member?.rawValue ?? ""
+        switch (member, message.body.count) {
+        case ("PropertiesChanged", 3):
+            guard case .string(let interface) = message.body[0] else { break }
+            var line = "signal PropertiesChanged \(path) \(Self.short(interface)) \(properties(message.body[1], paths))"
+            if case .array(_, let invalidated) = message.body[2], !invalidated.isEmpty {
+                line += " invalidated [\(invalidated.map { shape($0, paths, showStrings: true) }.joined(separator: ", "))]"
+            }
+            return [line]
+        case ("InterfacesAdded", 2):
+            guard case .objectPath(let object) = message.body[0], let name = paths.name(of: object.rawValue) else {
+                return []
+            }
+            return ["signal InterfacesAdded \(name)"] + interfaces(message.body[1], paths)
+        case ("InterfacesRemoved", 2):
+            guard case .objectPath(let object) = message.body[0], let name = paths.name(of: object.rawValue) else {
+                return []
+            }
+            return ["signal InterfacesRemoved \(name) \(shape(message.body[1], paths, showStrings: true))"]
+        default: break
+        }
+        let body = message.body.map { shape($0, paths) }.joined(separator: ", ")
+        return ["signal \(Self.short(message.interface?.rawValue ?? "")).\(member) \(path) (\(body))"]
+    }
+
+    /// `a{oa{sa{sv}}}`: the kept objects sorted by their normalized name.
+    private func managedObjects(_ value: DBusValue, _ paths: GattPathNames) -> [String] {
+        guard case .dictionary(_, _, let entries) = value else { return ["  \(shape(value, paths))"] }
+        let objects = entries.compactMap { entry -> (String, DBusValue)? in
+            guard case .objectPath(let path) = entry.key, let name = paths.name(of: path.rawValue) else { return nil }
+            return (name, entry.value)
+        }
+        return objects.sorted { $0.0 < $1.0 }.flatMap { name, value in
+            ["  object \(name)"] + interfaces(value, paths).map { "  " + $0 }
+        }
+    }
+
+    /// `a{sa{sv}}`: one indented line per interface, in the daemon's order.
+    private func interfaces(_ value: DBusValue, _ paths: GattPathNames) -> [String] {
+        guard case .dictionary(_, _, let entries) = value else { return ["  \(shape(value, paths))"] }
+        return entries.map { entry in
+            guard case .string(let interface) = entry.key else { return "  \(shape(entry.key, paths))" }
+            return "  \(Self.short(interface)) \(properties(entry.value, paths, of: interface))"
+        }
+    }
+
+    /// `a{sv}` of properties: `{Name: signature[=value], …}` in the daemon's order.
+    private func properties(_ value: DBusValue, _ paths: GattPathNames, of interface: String = "") -> String {
+        guard case .dictionary(_, _, let entries) = value else { return shape(value, paths) }
+        let items = entries.map { entry -> String in
+            guard case .string(let name) = entry.key else { return shape(entry.key, paths) }
+            let inner = entry.value.unwrappingVariant
+            let signature = inner.type.signature
+            let shown = Self.shownStrings.contains(name) || inner.type == .boolean || inner.type == .objectPath
+            return shown ? "\(name): \(signature)=\(shape(inner, paths, showStrings: true))" : "\(name): \(signature)"
+        }
+        return "{\(items.joined(separator: ", "))}"
+    }
+
+    /// Properties whose string values are identity or protocol, not configuration.
+    static let shownStrings: Set<String> = ["UUID", "UUIDs", "AddressType", "Flags", "Name", "Alias", "type"]
+
+    /// The value's shape: its signature, with booleans, object paths and (when `showStrings`)
+    /// strings spelled out.
+    private func shape(_ value: DBusValue, _ paths: GattPathNames, showStrings: Bool = false) -> String {
+        switch value {
+        case .boolean(let flag): return flag ? "true" : "false"
+        case .objectPath(let path): return paths.name(of: path.rawValue) ?? "<elsewhere>"
+        case .string(let text): return showStrings ? "\"\(GattPathNames.shortUUID(text))\"" : "s"
+        case .variant(let inner): return "<\(shape(inner, paths, showStrings: showStrings))>"
+        case .array(let element, let items):
+            guard element == .string || element == .objectPath else { return value.type.signature }
+            var shown = items.map { shape($0, paths, showStrings: showStrings) }
+            if showStrings { shown.sort() }
+            return "[\(shown.joined(separator: ", "))]"
+        case .dictionary(.string, _, let entries):
+            let items = entries.map { entry in
+                "\(shape(entry.key, paths, showStrings: true)): \(shape(entry.value, paths, showStrings: showStrings))"
+            }
+            return "{\(items.joined(separator: ", "))}"
+        default: return value.type.signature
+        }
+    }
+
+    /// `org.bluez.Adapter1` → `Adapter1`, `org.freedesktop.DBus.Properties` → `Properties`.
+    static func short(_ interface: String) -> String {
+        for prefix in ["org.bluez.", "org.freedesktop.DBus."] where interface.hasPrefix(prefix) {
+            return String(interface.dropFirst(prefix.count))
+        }
+        return interface
+    }
+}
