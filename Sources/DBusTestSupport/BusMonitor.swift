@@ -104,7 +104,8 @@ public final class BusMonitor: Sendable {
             kind: .methodCall, path: try ObjectPath("/org/freedesktop/DBus"),
             interface: try InterfaceName("org.freedesktop.DBus.Monitoring"), member: try MemberName("BecomeMonitor"),
             // A serial far above the few the connection itself uses (Hello).
-            destination: try BusName("org.freedesktop.DBus"), serial: 0x7fff_0000, body: [.array(.string, []), .uint32(0)]
+            destination: try BusName("org.freedesktop.DBus"), serial: 0x7fff_0000,
+            body: [.array(.string, []), .uint32(0)]
         )
         let bytes = try call.wireFormat()
         let message = bytes.withUnsafeBufferPointer { buffer in

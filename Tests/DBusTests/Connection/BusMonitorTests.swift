@@ -30,7 +30,8 @@ import Testing
                     message.kind == .methodCall && message.sender == caller.uniqueName
                         && message.member?.rawValue == "GetNameOwner"
                 })
-            let reply = try #require(seen.firstIndex { $0.kind == .methodReturn && $0.replySerial == seen[call].serial })
+            let reply = try #require(
+                seen.firstIndex { $0.kind == .methodReturn && $0.replySerial == seen[call].serial })
             #expect(signal < call && call < reply)
             #expect(seen[reply].body == [.string(other.uniqueName.rawValue)])
         }

@@ -60,7 +60,8 @@ struct GattPathNames {
 
     private func segment(_ segment: String, raw: String) -> String {
         if segment.hasPrefix("dev_") {
-            return segment == "dev_" + peerAddress.replacingOccurrences(of: ":", with: "_") ? "dev_<peer>" : "dev_<other>"
+            return segment == "dev_" + peerAddress.replacingOccurrences(of: ":", with: "_")
+                ? "dev_<peer>" : "dev_<other>"
         }
         for kind in ["service", "char", "desc"] where segment.hasPrefix(kind) {
             return "\(kind)[\(uuids[raw] ?? "?")]"

@@ -12,7 +12,8 @@ extension AgainstBluetoothd {
     struct TraceParityTests {
         @Test("the conversation matches the real bluetoothd's trace up to the listed tolerances")
         func conversationMatchesRealTrace() async throws {
-            let tolerances = try TraceTolerances(parsing: try String(contentsOf: TraceFiles.tolerances, encoding: .utf8))
+            let tolerances = try TraceTolerances(
+                parsing: try String(contentsOf: TraceFiles.tolerances, encoding: .utf8))
             var trace: [String] = []
             try await Stage.run { stage in trace = try await TraceScenario.record(stage) }
             let written = try TraceFiles.write(trace, backend: Backend.current)
@@ -23,7 +24,12 @@ extension AgainstBluetoothd {
             let strict = Backend.current == .bluez
             let comparison = TraceComparison(reference: real, other: trace, tolerances: tolerances, strict: strict)
             let other = strict ? "this run of the real daemon (\(written.path))" : "the simulator (\(written.path))"
-            #expect(comparison.agrees, "\(comparison.report(reference: "the checked-in real trace", other: other))")
+            guard !comparison.agrees else { return }
+            // The SDK's second Connect is its answer to bluetoothd's intermittent connect stall
+            // (README, "The real BlueZ"): such a run cannot match, and says so first.
+            let stalled = trace.filter { $0.hasPrefix("call Device1.Connect ") }.count > 1
+            let note = stalled ? "this run hit the connect stall (a second Connect); run it again\n" : ""
+            Issue.record("\(note)\(comparison.report(reference: "the checked-in real trace", other: other))")
         }
     }
 }

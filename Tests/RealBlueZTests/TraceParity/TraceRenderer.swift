@@ -6,9 +6,10 @@ import Foundation
 /// with what differs by nature between two daemons (addresses, GATT handles, property values
 /// other than booleans and identities, serials) normalized away.
 ///
-/// One line per call, reply and signal; the objects of a GetManagedObjects reply and of an
-/// InterfacesAdded signal follow on indented lines, one per interface, with each property as
-/// `Name: signature` (`=value` for the values that matter). Repeats of the same line collapse
+/// One line per call, reply and signal; an object (of a GetManagedObjects reply or an
+/// InterfacesAdded signal) has a line with its interfaces, then an indented line for each
+/// interface with properties, each property as `Name: signature` (`=value` for the values that
+/// matter). Repeats of the same line collapse
 /// into one: how often the controller reports RSSI, or how many notifications arrive, is
 /// timing, not interface.
 struct TraceRenderer {
@@ -67,14 +68,16 @@ struct TraceRenderer {
             guard case .string(let interface) = message.body[0] else { break }
             var line = "signal PropertiesChanged \(path) \(Self.short(interface)) \(properties(message.body[1], paths))"
             if case .array(_, let invalidated) = message.body[2], !invalidated.isEmpty {
-                line += " invalidated [\(invalidated.map { shape($0, paths, showStrings: true) }.joined(separator: ", "))]"
+                line +=
+                    " invalidated [\(invalidated.map { shape($0, paths, showStrings: true) }.joined(separator: ", "))]"
             }
             return [line]
         case ("InterfacesAdded", 2):
             guard case .objectPath(let object) = message.body[0], let name = paths.name(of: object.rawValue) else {
                 return []
             }
-            return ["signal InterfacesAdded \(name)"] + interfaces(message.body[1], paths)
+            let (names, lines) = interfaces(message.body[1], paths)
+            return ["signal InterfacesAdded \(name) \(names)"] + lines
         case ("InterfacesRemoved", 2):
             guard case .objectPath(let object) = message.body[0], let name = paths.name(of: object.rawValue) else {
                 return []
@@ -94,21 +97,29 @@ struct TraceRenderer {
             return (name, entry.value)
         }
         return objects.sorted { $0.0 < $1.0 }.flatMap { name, value in
-            ["  object \(name)"] + interfaces(value, paths).map { "  " + $0 }
+            let (names, lines) = interfaces(value, paths)
+            return ["  object \(name) \(names)"] + lines.map { "  " + $0 }
         }
     }
 
-    /// `a{sa{sv}}`: one indented line per interface, in the daemon's order.
-    private func interfaces(_ value: DBusValue, _ paths: GattPathNames) -> [String] {
-        guard case .dictionary(_, _, let entries) = value else { return ["  \(shape(value, paths))"] }
-        return entries.map { entry in
-            guard case .string(let interface) = entry.key else { return "  \(shape(entry.key, paths))" }
-            return "  \(Self.short(interface)) \(properties(entry.value, paths, of: interface))"
+    /// `a{sa{sv}}`: the interface names in the daemon's order (for the object's own line), and
+    /// an indented line for each interface that has properties.
+    private func interfaces(_ value: DBusValue, _ paths: GattPathNames) -> (names: String, lines: [String]) {
+        guard case .dictionary(_, _, let entries) = value else { return (shape(value, paths), []) }
+        var names: [String] = []
+        var lines: [String] = []
+        for entry in entries {
+            guard case .string(let interface) = entry.key else { continue }
+            names.append(Self.short(interface))
+            if case .dictionary(_, _, let properties) = entry.value, properties.isEmpty { continue }
+            lines.append("  \(Self.short(interface)) \(self.properties(entry.value, paths, sorted: true))")
         }
+        return ("[\(names.joined(separator: ", "))]", lines)
     }
 
-    /// `a{sv}` of properties: `{Name: signature[=value], …}` in the daemon's order.
-    private func properties(_ value: DBusValue, _ paths: GattPathNames, of interface: String = "") -> String {
+    /// `a{sv}` of properties: `{Name: signature[=value], …}` in the daemon's order, or sorted
+    /// by name for a whole object (there the order is only that of bluetoothd's property tables).
+    private func properties(_ value: DBusValue, _ paths: GattPathNames, sorted: Bool = false) -> String {
         guard case .dictionary(_, _, let entries) = value else { return shape(value, paths) }
         let items = entries.map { entry -> String in
             guard case .string(let name) = entry.key else { return shape(entry.key, paths) }
@@ -117,7 +128,7 @@ struct TraceRenderer {
             let shown = Self.shownStrings.contains(name) || inner.type == .boolean || inner.type == .objectPath
             return shown ? "\(name): \(signature)=\(shape(inner, paths, showStrings: true))" : "\(name): \(signature)"
         }
-        return "{\(items.joined(separator: ", "))}"
+        return "{\((sorted ? items.sorted() : items).joined(separator: ", "))}"
     }
 
     /// Properties whose string values are identity or protocol, not configuration.

@@ -15,7 +15,11 @@ import Foundation
 struct TraceTolerances {
     /// One known difference.
     struct Entry: CustomStringConvertible {
-        enum Kind: String { case realOnly = "real-only", simOnly = "sim-only", varies }
+        enum Kind: String {
+            case realOnly = "real-only"
+            case simOnly = "sim-only"
+            case varies
+        }
         let kind: Kind
         let pattern: String
         let regex: Regex<AnyRegexOutput>
@@ -39,7 +43,8 @@ struct TraceTolerances {
             guard parts.count == 2, head.count == 2, let kind = Entry.Kind(rawValue: head[0]),
                 !parts[1].trimmingCharacters(in: .whitespaces).isEmpty
             else {
-                throw StageError(description: "tolerances line \(number + 1): not `<kind> <regex> :: <reason>`: \(line)")
+                throw StageError(
+                    description: "tolerances line \(number + 1): not `<kind> <regex> :: <reason>`: \(line)")
             }
             let pattern = head[1].trimmingCharacters(in: .whitespaces)
             entries.append(Entry(kind: kind, pattern: pattern, regex: try Regex(pattern), reason: parts[1]))
