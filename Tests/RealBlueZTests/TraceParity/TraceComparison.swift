@@ -3,6 +3,8 @@
 struct TraceComparison {
     let diff: TraceDiff
     let tolerances: TraceTolerances
+    /// Whether only `varies` entries applied.
+    let strict: Bool
     /// Differences no entry excuses.
     let unexcused: [TraceDiff.Line]
     /// Entries (other than `varies`) that matched no difference: stale, to be removed.
@@ -24,6 +26,7 @@ struct TraceComparison {
         }
         self.diff = diff
         self.tolerances = tolerances
+        self.strict = strict
         self.unexcused = unexcused
         self.unused =
             strict ? [] : tolerances.entries.filter { $0.kind != .varies && !used.contains($0.description) }
@@ -48,7 +51,9 @@ struct TraceComparison {
             parts.append(
                 diff.render(
                     isShown: { line in self.unexcused.contains(line) },
-                    note: { line in Self.excuse(line, tolerances).map { "tolerated: \($0.reason)" } }))
+                    note: { line in
+                        strict ? nil : Self.excuse(line, tolerances).map { "tolerated: \($0.reason)" }
+                    }))
         }
         if !unused.isEmpty {
             parts.append("tolerances that matched nothing (remove them):")

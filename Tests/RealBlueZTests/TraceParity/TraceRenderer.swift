@@ -28,10 +28,42 @@ struct TraceRenderer {
         for message in messages where message.sender?.rawValue == daemon { paths.learn(from: message) }
         var pending: [String: String] = [:]
         var lines: [String] = []
+        var lastKept: DBusMessage?
         for message in messages {
-            for line in render(message, paths, &pending) where line != lines.last { lines.append(line) }
+            let rendered = render(message, paths, &pending)
+            guard !rendered.isEmpty else { continue }
+            // bluetoothd coalesces the changes of one main-loop turn into one signal, so where
+            // a change splits off is timing: consecutive changes of one interface merge.
+            if let last = lastKept, let merged = Self.merging(last, message) {
+                lines[lines.count - 1] = signal(merged, paths)[0]
+                lastKept = merged
+                continue
+            }
+            for line in rendered where line != lines.last { lines.append(line) }
+            lastKept = message
         }
         return lines
+    }
+
+    /// `next`'s changed properties added to `last`'s, if both are PropertiesChanged of the same
+    /// object and interface without invalidations (later values win, first positions stay).
+    private static func merging(_ last: DBusMessage, _ next: DBusMessage) -> DBusMessage? {
+        guard last.member?.rawValue == "PropertiesChanged", next.member?.rawValue == "PropertiesChanged",
+            last.path == next.path, last.body.count == 3, next.body.count == 3, last.body[0] == next.body[0],
+            case .dictionary(let key, let value, var entries) = last.body[1],
+            case .dictionary(_, _, let added) = next.body[1],
+            last.body[2] == .array(.string, []), next.body[2] == .array(.string, [])
+        else { return nil }
+        for entry in added {
+            if let index = entries.firstIndex(where: { $0.key == entry.key }) {
+                entries[index] = entry
+            } else {
+                entries.append(entry)
+            }
+        }
+        var merged = last
+        merged.body[1] = .dictionary(key: key, value: value, entries)
+        return merged
     }
 
     private func render(_ message: DBusMessage, _ paths: GattPathNames, _ pending: inout [String: String]) -> [String] {
