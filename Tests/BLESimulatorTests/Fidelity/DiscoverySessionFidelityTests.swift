@@ -92,38 +92,6 @@ struct DiscoverySessionFidelityTests {
         }
     }
 
-    @Test(
-        "A client that set a filter leaving while no discovery runs: Discovering=false again (discovery_disconnect)",
-        arguments: Release.allCases)
-    func filterClientLeavingWhileIdle(release: Release) async throws {
-        try await Fidelity.run(release) { _, client, bus in
-            let other = try await RecordingClient.connect(to: bus)
-            #expect(await other.setDiscoveryFilter(["Transport": .string("le")]) == nil)
-            let mark = client.transcript.mark
-            other.close()
-            try await client.transcript.first("Discovering=false") {
-                $0.isPropertiesChanged(Paths.adapter, BlueZInterface.adapter1)
-                    && $0.changedProperties["Discovering"] == .boolean(false)
-            }
-            #expect(client.transcript.lines(since: mark, kinds: [.signal]) == [Self.discovering(false)])
-        }
-    }
-
-    @Test("A client without a filter or session leaving announces nothing", arguments: Release.allCases)
-    func plainClientLeavingIsSilent(release: Release) async throws {
-        try await Fidelity.run(release) { _, client, bus in
-            let other = try await RecordingClient.connect(to: bus)
-            let mark = client.transcript.mark
-            other.close()
-            // A filter set and dropped by a third client after that is the event to wait for.
-            let third = try await RecordingClient.connect(to: bus)
-            #expect(await third.setDiscoveryFilter(["Transport": .string("le")]) == nil)
-            third.close()
-            try await client.transcript.first("Discovering=false") { $0.changedProperties["Discovering"] != nil }
-            #expect(client.transcript.lines(since: mark, kinds: [.signal]) == [Self.discovering(false)])
-        }
-    }
-
     @Test("Another client leaving keeps a running discovery", arguments: Release.allCases)
     func otherClientLeavingKeepsDiscovery(release: Release) async throws {
         try await Fidelity.run(release) { _, client, bus in
