@@ -1,7 +1,7 @@
 #!/bin/bash
 # Inside the guest (exec.sh, from the repository root): serves the test peripheral on hci1,
 # runs the RealBlueZTests suite on hci0 against the real bluetoothd, stops the peripheral.
-#   run-in-guest.sh TEST_BINARY LOG_DIR
+#   run-in-guest.sh TEST_BINARY LOG_DIR      (REAL_BLUEZ_FILTER: a narrower --filter)
 set -uo pipefail
 binary="$1"; logs="$2"
 python3 Tests/RealBlueZ/peripheral.py hci1 >"$logs/peripheral.log" 2>&1 &
@@ -14,4 +14,4 @@ until grep -q PERIPHERAL-READY "$logs/peripheral.log"; do
     fi
     sleep 0.2
 done
-SWIFT_BLE_TRACE=${SWIFT_BLE_TRACE:-0} SWIFT_BLE_BACKEND=bluez timeout 1200 "$binary" --testing-library swift-testing --filter RealBlueZTests
+SWIFT_BLE_TRACE=${SWIFT_BLE_TRACE:-0} SWIFT_BLE_BACKEND=bluez SWIFT_BLE_TRACE_OUT="$logs/bluez-5.66.trace" timeout 1200 "$binary" --testing-library swift-testing --filter "${REAL_BLUEZ_FILTER:-RealBlueZTests}"

@@ -202,16 +202,21 @@ extension Daemon {
             state.devices[path]?.disconnecting = true
             schedule(&state, after: delay) { daemon, state in
                 guard state.devices[path]?.linkGeneration == generation else { return reply.succeed() }
-                daemon.linkDown(&state, path, reason: .local)
-                reply.succeed()
+                daemon.linkDown(&state, path, reason: .local, answering: reply)
             }
         }
     }
 
     /// The link went down: `ServicesResolved=false`, (≥5.83) `Disconnected(reason)`,
     /// `Connected=false`; acquired channels hang up; GATT objects stay (`Cache=always`).
-    func linkDown(_ state: inout SimState, _ path: ObjectPath, reason: DisconnectReason) {
-        guard var device = state.devices[path], device.connected else { return }
+    /// `answering` is the local Disconnect that brought it down, answered where the release does.
+    func linkDown(
+        _ state: inout SimState, _ path: ObjectPath, reason: DisconnectReason, answering: MethodReply? = nil
+    ) {
+        guard var device = state.devices[path], device.connected else {
+            answering?.succeed()
+            return
+        }
         // A pairing loses its link: MGMT_STATUS_DISCONNECTED.
         abortBonding(&device, BlueZErrorName.authenticationCanceled, BlueZErrorMessage.authenticationCanceled)
         device.connected = false
@@ -256,10 +261,14 @@ extension Daemon {
                 path: path, interface: BlueZInterface.device1, member: BlueZSignal.disconnected,
                 arguments: [.string(reason.name), .string(reason.message)])
             emit(path, BlueZInterface.device1, set: [("Connected", .boolean(false))])
+            answering?.succeed()
         } else {
-            emit(
-                path, BlueZInterface.device1,
-                set: [("ServicesResolved", .boolean(false)), ("Connected", .boolean(false))])
+            // 5.66 (the real daemon's trace, Tests/RealBlueZTests/Traces): ServicesResolved
+            // goes with the GATT client, then device_remove_connection answers the Disconnect
+            // and announces Connected in a later main-loop turn.
+            emit(path, BlueZInterface.device1, set: [("ServicesResolved", .boolean(false))])
+            answering?.succeed()
+            emit(path, BlueZInterface.device1, set: [("Connected", .boolean(false))])
         }
     }
 }

@@ -30,19 +30,19 @@ struct ConnectFidelityTests {
         Trace.changed(Paths.sensor, BlueZInterface.device1, "'Connected': <\(on)>")
     }
 
-    /// The disconnect trace of each release (§3.4 step 6, §13.5).
-    static func disconnectTrace(_ release: Release, reason: DisconnectReason) -> [String] {
+    /// The disconnect trace of each release (§3.4 step 6, §13.5), with the reply to a local
+    /// Disconnect where the release sends it: 5.66 between the two changes (the real daemon's
+    /// trace, Tests/RealBlueZTests/Traces), later releases at the end.
+    static func disconnectTrace(_ release: Release, reason: DisconnectReason, reply: String? = nil) -> [String] {
+        let resolved = Trace.changed(Paths.sensor, BlueZInterface.device1, "'ServicesResolved': <false>")
         switch release {
         case .bluez566:
-            return [
-                Trace.changed(Paths.sensor, BlueZInterface.device1, "'ServicesResolved': <false>, 'Connected': <false>")
-            ]
+            return [resolved] + (reply.map { [$0] } ?? []) + [connected(false)]
         case .bluez587:
             return [
-                Trace.changed(Paths.sensor, BlueZInterface.device1, "'ServicesResolved': <false>"),
-                "★ \(Paths.sensor.rawValue) Disconnected ('\(reason.name)', '\(reason.message)')",
+                resolved, "★ \(Paths.sensor.rawValue) Disconnected ('\(reason.name)', '\(reason.message)')",
                 connected(false),
-            ]
+            ] + (reply.map { [$0] } ?? [])
         }
     }
 
@@ -173,7 +173,7 @@ struct ConnectFidelityTests {
         }
     }
 
-    @Test("Disconnect: the release's trace, then the reply; GATT objects stay", arguments: Release.allCases)
+    @Test("Disconnect: the release's trace with its reply; GATT objects stay", arguments: Release.allCases)
     func disconnectTrace(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { _, client, _ in
             try await client.connectSensor()
@@ -181,7 +181,7 @@ struct ConnectFidelityTests {
             try await client.call(Paths.sensor, BlueZInterface.device1, "Disconnect")
             #expect(
                 client.transcript.lines(since: mark, kinds: [.reply, .signal])
-                    == Self.disconnectTrace(release, reason: .local) + [Trace.reply("Disconnect")])
+                    == Self.disconnectTrace(release, reason: .local, reply: Trace.reply("Disconnect")))
             let tree = try await client.managedObjects()
             #expect(tree.paths(under: Paths.sensor).count == Self.gattObjects.count)
             #expect(tree.properties(Paths.sensor, BlueZInterface.device1)?["Connected"] == .boolean(false))
