@@ -288,11 +288,20 @@ public actor Peripheral {
         userDisconnecting = true
         connectionState = .disconnecting
         defer { userDisconnecting = false }
+        let events = session.events(under: devicePath)
+        defer { events.cancel() }
         do {
             _ = try await session.call(devicePath, BlueZInterface.device1, BlueZMethod.disconnect)
         } catch {
             disconnectFailed(before: before)
             throw error
+        }
+        // bluetoothd sends Connected=false before its reply, but the mirror applies it on the
+        // session's own task: without this, knownPeripherals() read right after could still
+        // say connected.
+        let devicePath = self.devicePath
+        await session.settle(events, within: Central.settleLimit) {
+            (try? $0.device(at: devicePath))??.connected != true
         }
         if connectionState != .disconnected {
             connectionState = .disconnected

@@ -38,16 +38,28 @@ final class Daemon: Sendable {
             try daemon.exportInitialTree()
             let owners = try await connection.nameOwnerChanges()
             daemon.watchClients(owners)
-            let reply = try await connection.requestName(BlueZService.busName, flags: [.doNotQueue])
-            guard reply == .primaryOwner || reply == .alreadyOwner else {
-                throw DBusError(.nameNotOwned, message: "org.bluez is owned by someone else on this bus")
-            }
+            try await takeBusName(connection)
         } catch {
             daemon.shutdown()
             throw error
         }
         daemon.startRadio()
         return daemon
+    }
+
+    /// Takes `org.bluez`. After a restart the bus daemon may not yet have seen the previous
+    /// daemon's connection hang up, so a name still owned is asked for again for a short while
+    /// (the previous owner is ours and going); anyone else holding it is an error.
+    private static func takeBusName(_ connection: Connection) async throws(DBusError) {
+        let deadline = ContinuousClock.now + .seconds(3)
+        while true {
+            let reply = try await connection.requestName(BlueZService.busName, flags: [.doNotQueue])
+            if reply == .primaryOwner || reply == .alreadyOwner { return }
+            guard ContinuousClock.now < deadline, !Task.isCancelled else {
+                throw DBusError(.nameNotOwned, message: "org.bluez is owned by someone else on this bus")
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// Stops the daemon: the bus sees `org.bluez` lose its owner and every object vanish.

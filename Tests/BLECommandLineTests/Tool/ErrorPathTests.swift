@@ -12,7 +12,7 @@ import Testing
     @Test func noBluetoothdOnTheBus() async throws {
         let bus = try TestBus()
         defer { bus.stop() }
-        let outcome = try await ToolProcess.run(["scan", "--bus", bus.address, "--duration", "1"])
+        let outcome = try await ToolProcess.run(["scan", "--bus", bus.address, "--duration", "3"])
         #expect(outcome.status == ExitCode.bluetoothUnavailable)
         #expect(
             outcome.errors
@@ -30,14 +30,14 @@ import Testing
 
     @Test func theSystemBusIsTheDefault() async throws {
         // The tests point DBUS_SYSTEM_BUS_ADDRESS at nothing, so the default bus is unreachable.
-        let outcome = try await ToolProcess.run(["scan", "--duration", "1"])
+        let outcome = try await ToolProcess.run(["scan", "--duration", "3"])
         #expect(outcome.status == ExitCode.bluetoothUnavailable)
         #expect(outcome.errors.contains("/nonexistent/swift-ble-test-guard"), "\(outcome.errors)")
     }
 
     @Test func noSuchAdapter() async throws {
         try await CLIFixture.run { fixture in
-            let outcome = try await fixture.ble("scan", "--adapter", "hci7", "--duration", "1")
+            let outcome = try await fixture.ble("scan", "--adapter", "hci7", "--duration", "3")
             #expect(outcome.status == ExitCode.bluetoothUnavailable)
             #expect(outcome.errors == "ble scan: error: no adapter hci7 (adapters: hci0) (unsupported)\n")
         }

@@ -22,16 +22,16 @@ import Testing
 
     @Test func filtersByServiceNameAndRSSI() async throws {
         try await CLIFixture.run { fixture in
-            let byService = try await fixture.ble("scan", "--duration", "1", "--service", "1809")
+            let byService = try await fixture.ble("scan", "--duration", "3", "--service", "1809")
             #expect(byService.status == 0)
             #expect(byService.output.contains(CLIFixture.thermometer))
             #expect(!byService.output.contains(CLIFixture.monitor))
 
-            let byName = try await fixture.ble("scan", "--duration", "1", "--name", "Test")
+            let byName = try await fixture.ble("scan", "--duration", "3", "--name", "Test")
             #expect(byName.output.contains(CLIFixture.monitor))
             #expect(!byName.output.contains(CLIFixture.thermometer))
 
-            let byRSSI = try await fixture.ble("scan", "--duration", "1", "--rssi", "-70")
+            let byRSSI = try await fixture.ble("scan", "--duration", "3", "--rssi", "-70")
             #expect(byRSSI.output.contains(CLIFixture.monitor))
             #expect(!byRSSI.output.contains(CLIFixture.thermometer))
         }
@@ -39,7 +39,7 @@ import Testing
 
     @Test func jsonLines() async throws {
         try await CLIFixture.run { fixture in
-            let outcome = try await fixture.ble("scan", "--duration", "1", "--json")
+            let outcome = try await fixture.ble("scan", "--duration", "3", "--json")
             #expect(outcome.status == 0)
             let objects = try outcome.output.split(separator: "\n").map { line in
                 try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -79,7 +79,7 @@ import Testing
     @Test func noColorKeepsTheTableButDropsColours() async throws {
         try await CLIFixture.run { fixture in
             let process = try ToolProcess(
-                ["scan"] + fixture.busArguments + ["--duration", "1"], environment: ["NO_COLOR": "1"], terminal: true)
+                ["scan"] + fixture.busArguments + ["--duration", "3"], environment: ["NO_COLOR": "1"], terminal: true)
             let outcome = try await process.finish()
             #expect(outcome.status == 0)
             #expect(outcome.output.contains("NAME"))
