@@ -1,6 +1,6 @@
 import BLE
+import DBus
 import Foundation
-import Synchronization
 
 /// The test peripheral as our own ``PeripheralManager`` on hci1: it publishes
 /// ``OwnPeripheralLayout``, advertises it, answers every read from the values it holds and
@@ -30,7 +30,7 @@ final class OwnPeripheral: PeripheralDriver {
     let id: PeripheralID
     /// The central (hci0) as the manager names it: its address on hci1.
     let central: CentralID
-    private let log = Mutex(Log())
+    private let log = PosixMutex(Log())
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let dropper: @Sendable () async throws -> Void
 
