@@ -31,7 +31,7 @@ final class OwnPeripheral: PeripheralDriver {
     /// The central (hci0) as the manager names it: its address on hci1.
     let central: CentralID
     private let log = PosixMutex(Log())
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let tasks = PosixMutex<[Task<Void, Never>]>([])
     private let dropper: @Sendable () async throws -> Void
 
     private init(
