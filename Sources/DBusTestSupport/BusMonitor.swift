@@ -12,7 +12,7 @@ import Synchronization
 /// a monitor must never send anything, and a ``Connection`` answers the method calls it sees.
 public final class BusMonitor: Sendable {
     /// What the monitor saw so far, in the order the bus routed it.
-    private let recorded = Mutex<[DBusMessage]>([])
+    private let recorded = PosixMutex<[DBusMessage]>([])
     /// Set by ``stop()``; the reading thread ends when it sees it.
     private let stopping = Atomic<Bool>(false)
     /// Signalled by the reading thread when it has closed the connection.
