@@ -32,6 +32,7 @@ final class OwnPeripheral: PeripheralDriver {
     let central: CentralID
     private let log = PosixMutex(Log())
     private let tasks = PosixMutex<[Task<Void, Never>]>([])
+    private let readvertising = PosixMutex<Task<Void, Never>?>(nil)
     private let dropper: @Sendable () async throws -> Void
 
     private init(
@@ -64,7 +65,7 @@ final class OwnPeripheral: PeripheralDriver {
             peripheral.follow(manager.events)
             peripheral.serve(manager.requests)
             try await manager.add(OwnPeripheralLayout.mutableService)
-            try await manager.startAdvertising(OwnPeripheralLayout.advertisement)
+            try await startAdvertising(manager)
             if readvertising { peripheral.readvertise() }
             return peripheral
         } catch {
@@ -73,9 +74,26 @@ final class OwnPeripheral: PeripheralDriver {
         }
     }
 
-    /// Stops serving and closes the manager (its registrations go).
+    /// Advertises; while bluetoothd still holds the previous test's advertisement (its release
+    /// after an unregistration or a client leaving the bus completes asynchronously, and hci1
+    /// has few instances), `NotPermitted` "Maximum advertisements reached" is asked again.
+    private static func startAdvertising(_ manager: PeripheralManager) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            do {
+                return try await manager.startAdvertising(OwnPeripheralLayout.advertisement)
+            } catch let error where error.dbusErrorName == "org.bluez.Error.NotPermitted" {
+                guard ContinuousClock.now < deadline else { throw error }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    /// Stops serving and closes the manager (its registrations go). The tasks are waited for,
+    /// so that no re-registration of the advertisement lands after the close.
     func close() async {
         for task in tasks.withLock({ $0 }) { task.cancel() }
+        await readvertising.withLock({ $0 })?.value
         await manager.close()
     }
 
@@ -126,15 +144,16 @@ final class OwnPeripheral: PeripheralDriver {
     }
 
     private func readvertise() {
-        add(
-            Task { [manager] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(500))
-                    guard !Task.isCancelled else { return }
-                    // A failure (the controller busy, every instance taken) is retried next time.
-                    try? await manager.startAdvertising(OwnPeripheralLayout.advertisement)
-                }
-            })
+        let task = Task { [manager] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                guard !Task.isCancelled else { return }
+                // A failure (the controller busy, every instance taken) is retried next time.
+                try? await manager.startAdvertising(OwnPeripheralLayout.advertisement)
+            }
+        }
+        add(task)
+        readvertising.withLock { $0 = task }
     }
 
     func waitUntilSubscribed(_ characteristic: BluetoothUUID) async throws {

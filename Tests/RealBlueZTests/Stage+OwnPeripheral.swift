@@ -64,11 +64,13 @@ extension Stage {
         let id = try PeripheralID(adapter: centralAdapter, address: peripheralAddress)
         try await RealDaemonCalls.forget(id, on: connection)
         try await ScriptedPeripheral.setQuiet(true, on: connection)
-        let own = try await OwnPeripheral.start(
-            bus: .system, adapter: peripheralAdapter, id: id, central: central, readvertising: true
-        ) { try await RealDaemonCalls.disconnect(central: central, on: connection) }
-        let stage = Stage(backend: .bluez, driver: own, bus: .system, service: OwnPeripheralLayout.service)
         do {
+            // Inside: a manager that cannot start must not leave peripheral.py quiet for the
+            // suites that follow.
+            let own = try await OwnPeripheral.start(
+                bus: .system, adapter: peripheralAdapter, id: id, central: central, readvertising: true
+            ) { try await RealDaemonCalls.disconnect(central: central, on: connection) }
+            let stage = Stage(backend: .bluez, driver: own, bus: .system, service: OwnPeripheralLayout.service)
             try await running(body, stage, own)
         } catch {
             try? await ScriptedPeripheral.setQuiet(false, on: connection)
