@@ -85,7 +85,7 @@ sanitize-thread: deps
 sanitize-address: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
 	$(SANITIZE_ENV) SWIFT_BLE_SANITIZER=address ASAN_OPTIONS="detect_leaks=1" \
-		LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp" \
+		LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp:print_suppressions=0" \
 		timeout 5400 $(SWIFT) test --skip-build --sanitize=address --build-path .build/asan $(SANITIZE_ARGS)
 
 ## libFuzzer on the decoders of outside data for FUZZ_SECONDS (default 60); new inputs go to

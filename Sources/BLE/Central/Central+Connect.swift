@@ -117,10 +117,14 @@ extension Central {
     /// The peripherals connected now (by any process) that offer one of `services` (all when
     /// empty): Core Bluetooth's `retrieveConnectedPeripherals(withServices:)`. The returned
     /// objects reattach without reconnecting; the SDK does not disconnect links it did not open.
+    /// A link counts once BlueZ has resolved its services, as ``connect(_:timeout:)`` waits
+    /// for: before that its GATT objects are missing and every lookup would fail.
     public func connectedPeripherals(withServices services: [BluetoothUUID] = []) -> [Peripheral] {
         let tree = session.tree
         return tree.devicePaths(of: adapterPath).sorted().compactMap { path in
-            guard let device = try? tree.device(at: path), device.connected else { return nil }
+            guard let device = try? tree.device(at: path), device.connected, device.servicesResolved else {
+                return nil
+            }
             let offered = Set(device.uuids.map { BluetoothUUID($0) })
             guard services.isEmpty || !offered.isDisjoint(with: services) else { return nil }
             let id = PeripheralID(adapter: adapterName, bluetoothAddress: device.address)

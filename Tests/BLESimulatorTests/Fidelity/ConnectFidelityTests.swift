@@ -148,7 +148,10 @@ struct ConnectFidelityTests {
     func reconnectUsesCache(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { _, client, _ in
             try await client.connectSensor()
+            let before = client.transcript.mark
             try await client.call(Paths.sensor, BlueZInterface.device1, "Disconnect")
+            // 5.66 announces Connected=false after its Disconnect reply: not part of the reconnect.
+            try await client.waitForDisconnected(since: before)
             let mark = client.transcript.mark
             try await client.connectAndResolve()
             #expect(
