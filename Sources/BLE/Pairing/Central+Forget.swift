@@ -2,9 +2,6 @@ import BlueZ
 import DBus
 
 extension Central {
-    /// How long a call's outcome may wait for the signals bluetoothd sent before its reply.
-    static let settleLimit = Duration.seconds(2)
-
     /// Makes BlueZ forget a peripheral (`Adapter1.RemoveDevice`): its bond (keys), its cached
     /// services, and the link if it is up. A ``Peripheral`` this central made disconnects first
     /// (so no reconnect policy fights the removal); found again by a scan, it works as before.
@@ -26,6 +23,6 @@ extension Central {
             // DoesNotExist: removed meanwhile (it expired, or another client removed it).
             guard error.dbusErrorName == BlueZErrorName.doesNotExist else { throw error }
         }
-        await session.settle(events, within: Self.settleLimit) { $0.interfaces(at: path) == nil }
+        await session.settle(events) { $0.interfaces(at: path) == nil }
     }
 }

@@ -70,7 +70,7 @@ extension Peripheral {
             throw error
         }
         let devicePath = self.devicePath
-        await session.settle(events, within: Central.settleLimit) { (try? $0.device(at: devicePath))??.paired == true }
+        await session.settle(events) { (try? $0.device(at: devicePath))??.paired == true }
     }
 
     /// Sends `CancelPairing` from a task of its own (a cancelled task sends no calls), bounded.

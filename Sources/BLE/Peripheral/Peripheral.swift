@@ -300,7 +300,7 @@ public actor Peripheral {
         // session's own task: without this, knownPeripherals() read right after could still
         // say connected.
         let devicePath = self.devicePath
-        await session.settle(events, within: Central.settleLimit) {
+        await session.settle(events) {
             (try? $0.device(at: devicePath))??.connected != true
         }
         if connectionState != .disconnected {
