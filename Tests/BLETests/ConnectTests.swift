@@ -173,7 +173,7 @@ struct ConnectTests {
             try await recorder.waitFor("Device1.Connect")
             try await handledByBluetoothd(central)
             let staying = Task { try await central.connect(id, timeout: .seconds(10)) }
-            try await eventually("both callers wait") { await central.connectAttempts[id]?.waiters == 2 }
+            try await eventually("both callers wait") { await central.connectAttempts[id]?.waiterCount == 2 }
             let start = ContinuousClock.now
             leaving.cancel()
             #expect(await bleError { try await leaving.value }?.code == .cancelled)

@@ -11,39 +11,25 @@ extension Central {
     /// is connected to directly; one BlueZ has never seen is looked for with a short targeted
     /// scan first.
     public func connect(_ id: PeripheralID, timeout: Duration? = nil) async throws(BLEError) -> Peripheral {
-        let attempt: Task<Result<Peripheral, BLEError>, Never>
+        let attempt: SharedAttempt<Peripheral>
         if let existing = connectAttempts[id] {
-            attempt = existing.task
+            attempt = existing
         } else {
             let deadline = timeout ?? options.connectTimeout
-            attempt = Task(executorPreference: session.connection.executor) {
-                do throws(BLEError) {
-                    return .success(try await self.performConnect(id, timeout: deadline))
-                } catch {
-                    return .failure(error)
-                }
-            }
+            attempt = SharedAttempt(
+                Task(executorPreference: session.connection.executor) {
+                    do throws(BLEError) {
+                        return .success(try await self.performConnect(id, timeout: deadline))
+                    } catch {
+                        return .failure(error)
+                    }
+                })
+            connectAttempts[id] = attempt
         }
-        connectAttempts[id] = ConnectAttempt(task: attempt, waiters: (connectAttempts[id]?.waiters ?? 0) + 1)
-        // Each caller waits on its own slot: cancelling one caller ends its wait at once, and
-        // the attempt itself (then Disconnect) only when no caller is left.
-        let slot = OnceSlot<Peripheral>(diagnostics: session.diagnostics)
-        Task(executorPreference: session.connection.executor) { slot.finish(await attempt.value) }
-        let result = await withTaskCancellationHandler {
-            await slot.wait()
-        } onCancel: {
-            slot.finish(.failure(.cancelledByTask))
-        }
-        if var shared = connectAttempts[id], shared.task == attempt {
-            shared.waiters -= 1
-            if !Task.isCancelled || shared.waiters == 0 {
-                // Done (its result is everyone's), or abandoned by its last caller.
-                connectAttempts[id] = nil
-                attempt.cancel()
-            } else {
-                connectAttempts[id] = shared
-            }
-        }
+        // Cancelling one caller ends its wait at once; the attempt itself (then Disconnect)
+        // only when no caller is left.
+        let result = await attempt.join(diagnostics: session.diagnostics, executor: session.connection.executor)
+        if connectAttempts[id] === attempt, !Task.isCancelled || !attempt.isWaitedFor { connectAttempts[id] = nil }
         return try result.get()
     }
 
@@ -133,12 +119,6 @@ extension Central {
             return peripheral
         }
     }
-}
-
-/// A connect attempt and the callers waiting for it.
-struct ConnectAttempt {
-    let task: Task<Result<Peripheral, BLEError>, Never>
-    var waiters: Int
 }
 
 /// What BlueZ knows about a peripheral without connecting.

@@ -27,7 +27,7 @@ public actor Central {
     var follower: Task<Void, Never>?
     var discovery = DiscoverySessions()
     var peripherals: [PeripheralID: Peripheral] = [:]
-    var connectAttempts: [PeripheralID: ConnectAttempt] = [:]
+    var connectAttempts: [PeripheralID: SharedAttempt<Peripheral>] = [:]
     /// The pairing agent, registered with bluetoothd when this central first pairs.
     nonisolated let pairingAgent: PairingAgent
 

@@ -1,6 +1,6 @@
 import DBus
 
-/// One operation in flight that several callers wait for (a second `pair()` joins the first
+/// One operation in flight that several callers wait for (a second `connect` or `pair()` joins the first
 /// instead of getting BlueZ's `InProgress`). Each caller waits on its own slot: a cancelled
 /// caller leaves at once, and the operation itself is cancelled only when its last caller
 /// leaves that way.
@@ -10,8 +10,11 @@ final class SharedAttempt<Value: Sendable>: Sendable {
 
     init(_ task: Task<Result<Value, BLEError>, Never>) { self.task = task }
 
+    /// How many callers are waiting.
+    var waiterCount: Int { waiters.withLock { $0 } }
+
     /// Whether callers are still waiting.
-    var isWaitedFor: Bool { waiters.withLock { $0 > 0 } }
+    var isWaitedFor: Bool { waiterCount > 0 }
 
     /// Waits for the result, or for this caller's cancellation.
     func join(diagnostics: BLEDiagnostics, executor: ConnectionExecutor) async -> Result<Value, BLEError> {
