@@ -47,33 +47,31 @@ extension Daemon {
             guard isCurrent(state) else { return }
             let options: GattOptions
             do throws(DBusError) { options = try GattOptions(call.body.first) } catch { return reply.fail(error) }
-            // Fields are read in place (index lookups): copying a DeviceState or PeripheralRecord
-            // retains every container it holds, and reads are the hottest path there is.
-            guard let index = state.devices.index(forKey: target.device), state.devices.values[index].connected,
-                state.devices.values[index].gatt != nil,
-                let recordIndex = state.peripherals.index(forKey: state.devices.values[index].address)
+            // Fields are read in place, through the values' modify accessor: their getter copies
+            // a whole DeviceState or PeripheralRecord (dozens of retains), and reads are the
+            // hottest path there is.
+            guard let index = state.devices.index(forKey: target.device),
+                let link = Self.readableLink(&state.devices.values[index], target.path),
+                let recordIndex = state.peripherals.index(forKey: link.address)
             else { return reply.fail(Self.notConnected) }
             // A peripheral another simulated adapter's application serves: only then is the
             // record copied, so the ordinary read keeps its in-place lookups.
-            if state.peripherals.values[recordIndex].servedBy != nil,
+            if Self.isServedByApplication(&state.peripherals.values[recordIndex]),
                 let server = bridgedTarget(state, state.peripherals.values[recordIndex], target)
             {
                 return bridgedRead(&state, server, state.devices.values[index], target, offset: options.offset, reply)
             }
             // One read per attribute: the same offset shares its result, another is refused.
-            if let pendingOffset = state.devices.values[index].readsInFlight[target.path]?.offset {
+            if let pendingOffset = link.pendingOffset {
                 guard pendingOffset == options.offset else {
                     return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
                 }
                 state.devices.values[index].readsInFlight[target.path]?.replies.append(reply)
                 return
             }
-            let generation = state.devices.values[index].linkGeneration
-            let address = state.devices.values[index].address
-            let fault = state.takeFault(.read, address: address.description, characteristic: target.uuid)
+            let fault = state.takeFault(.read, address: link.address.description, characteristic: target.uuid)
             guard let delay = applyGattFault(fault, reply, &state, device: target.device) else { return }
-            if !target.isDescriptor,
-                let refusal = Self.readRefusal(state.peripherals.values[recordIndex].definition, target.key)
+            if !target.isDescriptor, let refusal = Self.readRefusal(&state.peripherals.values[recordIndex], target.key)
             {
                 switch refusal {
                 case .attError(let code): return reply.fail(ATTErrorMapping.clientError(forATTError: code))
@@ -81,13 +79,13 @@ extension Daemon {
                     if let code = raiseSecurity(&state, target.device, to: needed) {
                         return reply.fail(ATTErrorMapping.clientError(forATTError: code))
                     }
-                    if let code = Self.definedReadError(state.peripherals[address]?.definition, target.key) {
+                    if let code = Self.definedReadError(state.peripherals[link.address]?.definition, target.key) {
                         return reply.fail(ATTErrorMapping.clientError(forATTError: code))
                     }
                 }
             }
             guard delay != .zero else {
-                return finishRead(&state, target, offset: options.offset, replies: [reply], generation: generation)
+                return finishRead(&state, target, offset: options.offset, replies: [reply], generation: link.generation)
             }
             state.devices[target.device]?.readsInFlight[target.path] = PendingRead(
                 offset: options.offset, replies: [reply])
@@ -96,10 +94,25 @@ extension Daemon {
                 guard let pending = state.devices[target.device]?.readsInFlight.removeValue(forKey: target.path)
                 else { return }
                 daemon.finishRead(
-                    &state, target, offset: options.offset, replies: pending.replies, generation: generation)
+                    &state, target, offset: options.offset, replies: pending.replies, generation: link.generation)
             }
         }
     }
+
+    /// What a read needs of the device, when it is connected with its GATT tree resolved: the
+    /// peer's address, the link's generation and the offset of a read of `attribute` in flight.
+    /// `inout` only to be reached in place (see `readValue`); nothing is changed.
+    private static func readableLink(
+        _ device: inout DeviceState, _ attribute: ObjectPath
+    ) -> (address: BluetoothAddress, generation: Int, pendingOffset: UInt16?)? {
+        guard device.connected, device.gatt != nil else { return nil }
+        // Usually none: then the attribute's path is not even hashed.
+        let pending = device.readsInFlight.isEmpty ? nil : device.readsInFlight[attribute]?.offset
+        return (device.address, device.linkGeneration, pending)
+    }
+
+    /// `inout` only to be reached in place (see `readValue`).
+    private static func isServedByApplication(_ record: inout PeripheralRecord) -> Bool { record.servedBy != nil }
 
     /// Why the peer does not simply serve a read of a characteristic.
     private enum ReadRefusal {
@@ -111,8 +124,9 @@ extension Daemon {
 
     /// bluetoothd sends the read whatever the Flags say; the peer refuses it when it is not
     /// readable, when the link lacks the security it demands, or with its scripted error.
-    private static func readRefusal(_ peripheral: VirtualPeripheral, _ key: ValueKey) -> ReadRefusal? {
-        let services = peripheral.services
+    /// `inout` only to be reached in place (see `readValue`).
+    private static func readRefusal(_ record: inout PeripheralRecord, _ key: ValueKey) -> ReadRefusal? {
+        let services = record.definition.services
         guard services.indices.contains(key.service),
             services[key.service].characteristics.indices.contains(key.characteristic)
         else { return nil }
@@ -137,7 +151,7 @@ extension Daemon {
         _ state: inout SimState, _ target: GattTarget, offset: UInt16, replies: [MethodReply], generation: Int
     ) {
         guard let index = state.devices.index(forKey: target.device),
-            state.devices.values[index].linkGeneration == generation
+            Self.linkGeneration(&state.devices.values[index]) == generation
         else {
             for waiting in replies { waiting.fail(Self.linkLost) }
             return
@@ -145,8 +159,10 @@ extension Daemon {
         let value: Data
         if target.isCCC {
             value = currentValue(state, state.devices.values[index], record: nil, target)
+        } else if let recordIndex = state.peripherals.index(forKey: Self.address(&state.devices.values[index])) {
+            value = Self.storedValue(&state.peripherals.values[recordIndex], target.key)
         } else {
-            value = state.peripherals[state.devices.values[index].address]?.values[target.key] ?? Data()
+            value = Data()
         }
         let offset = Int(offset)
         guard offset <= value.count else {
@@ -154,17 +170,30 @@ extension Daemon {
             for waiting in replies { waiting.fail(error) }
             return
         }
-        var cached = Data()
-        if offset > 0,
-            case .bytes(let old)? = connection.property("Value", interface: target.interface, path: target.path)
-        {
-            cached = old
+        // Offset 0 empties the cache first, so the cache becomes the value itself.
+        var cached = value
+        if offset > 0 {
+            var old = Data()
+            if case .bytes(let bytes)? = connection.property("Value", interface: target.interface, path: target.path) {
+                old = bytes
+            }
+            cached = Self.cacheWrite(old, Data(value.dropFirst(offset)), at: offset)
         }
-        cached = Self.cacheWrite(cached, offset == 0 ? value : Data(value.dropFirst(offset)), at: offset)
         state.statistics.gattOperations += 1
         emit(target.path, target.interface, set: [("Value", .bytes(cached))])
         let answer = offset == 0 ? cached : Data(cached.dropFirst(offset))
         for waiting in replies { waiting.succeed([.bytes(answer)]) }
+    }
+
+    /// `inout` only to be reached in place (see `readValue`).
+    private static func linkGeneration(_ device: inout DeviceState) -> Int { device.linkGeneration }
+
+    /// `inout` only to be reached in place (see `readValue`).
+    private static func address(_ device: inout DeviceState) -> BluetoothAddress { device.address }
+
+    /// `inout` only to be reached in place (see `readValue`).
+    private static func storedValue(_ record: inout PeripheralRecord, _ key: ValueKey) -> Data {
+        record.values[key] ?? Data()
     }
 
     /// `gatt_db_attribute_write` on a cached value: grown (zero-filled) when the bytes do not

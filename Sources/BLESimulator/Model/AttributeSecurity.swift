@@ -18,21 +18,22 @@ enum AttributeSecurity: Int, Sendable, Comparable {
     /// Reading or writing an attribute.
     enum Access {
         case read, write
-
-        /// The flags asking for an authenticated key, then for encryption (read on every GATT call).
-        fileprivate var flags: (authenticated: [String], encrypted: String) {
-            switch self {
-            case .read: (["encrypt-authenticated-read", "secure-read"], "encrypt-read")
-            case .write: (["encrypt-authenticated-write", "secure-write"], "encrypt-write")
-            }
-        }
     }
 
-    /// What `flags` demand for `access`.
+    /// What `flags` demand for `access`. One pass with literal cases: it runs on every GATT
+    /// call, where arrays of flag names would be allocated each time.
     static func required(by flags: [String], for access: Access) -> AttributeSecurity {
-        let names = access.flags
-        if flags.contains(where: names.authenticated.contains) { return .authenticated }
-        return flags.contains(names.encrypted) ? .encrypted : .none
+        var needed = AttributeSecurity.none
+        for flag in flags {
+            switch (access, flag) {
+            case (.read, "encrypt-authenticated-read"), (.read, "secure-read"),
+                (.write, "encrypt-authenticated-write"), (.write, "secure-write"):
+                return .authenticated
+            case (.read, "encrypt-read"), (.write, "encrypt-write"): needed = .encrypted
+            default: continue
+            }
+        }
+        return needed
     }
 
     /// The flags a remote characteristic can show: its properties and extended properties

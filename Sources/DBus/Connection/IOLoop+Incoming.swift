@@ -12,7 +12,9 @@ extension IOLoop {
             }
             return
         }
-        let resolution = core.objects.withLock { IncomingCall.resolve(call, in: $0) }
+        // The wire's signature, not one spelt out again from the decoded body.
+        let signature = dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
+        let resolution = core.objects.withLock { resolvedMethods.resolve(call, signature: signature, in: $0) }
         answer(call, resolution)
     }
 
@@ -80,9 +82,9 @@ extension IOLoop {
         guard !call.noReplyExpected else { return }
         switch result {
         case .success(let values):
-            var produced = ""
-            if signature != nil { for value in values { value.appendSignature(to: &produced) } }
-            if let signature, produced != signature.rawValue {
+            if let signature, !DBusValue.values(values, match: signature) {
+                var produced = ""
+                for value in values { value.appendSignature(to: &produced) }
                 send(
                     Self.errorReply(
                         to: call, DBusError.StandardName.failed,

@@ -1,6 +1,6 @@
 /// What the object table says about an incoming method call, decided under its lock; the
 /// I/O thread then acts on it outside the lock.
-enum IncomingCall {
+enum IncomingCall: Sendable {
     case reply([DBusValue])
     case error(String, String)
     case invoke(ExportedMethod)
@@ -8,8 +8,9 @@ enum IncomingCall {
     /// Allowed only when the caller is `sender` (see ``ExportedInterface/acceptedSender``).
     indirect case restricted(to: BusName, IncomingCall)
 
-    /// Resolves `call` against the exported objects and the standard interfaces.
-    static func resolve(_ call: DBusMessage, in table: ObjectTable) -> IncomingCall {
+    /// Resolves `call`, whose body has `signature` (as read off the wire), against the
+    /// exported objects and the standard interfaces.
+    static func resolve(_ call: DBusMessage, signature: String, in table: ObjectTable) -> IncomingCall {
         guard let path = call.path, let member = call.member else {
             return .error(DBusError.StandardName.unknownMethod, "call without path or member")
         }
@@ -20,19 +21,19 @@ enum IncomingCall {
             }
             return .reply([.string(Introspection.xml(for: path, in: table))])
         case InterfaceName.properties?:
-            return resolveProperties(call, member: member.rawValue, path: path, table: table)
+            return resolveProperties(call, signature: signature, member: member.rawValue, path: path, table: table)
         case InterfaceName.objectManager? where member.rawValue == "GetManagedObjects":
             guard table.managers.contains(path) else {
                 return .error(DBusError.StandardName.unknownMethod, "no object manager at \(path)")
             }
             return .reply([table.managedObjects(under: path)])
         default:
-            return resolveMethod(call, member: member, path: path, table: table)
+            return resolveMethod(call, signature: signature, member: member, path: path, table: table)
         }
     }
 
     private static func resolveMethod(
-        _ call: DBusMessage, member: MemberName, path: ObjectPath, table: ObjectTable
+        _ call: DBusMessage, signature: String, member: MemberName, path: ObjectPath, table: ObjectTable
     ) -> IncomingCall {
         let gdbus = table.conventions == .gdbus
         guard let object = table.objects[path] else {
@@ -59,12 +60,12 @@ enum IncomingCall {
                 DBusError.StandardName.unknownMethod,
                 gdbus ? notFoundText(call, member) : "no method \(member) at \(path)")
         }
-        guard call.signature == method.inSignature.rawValue else {
+        guard signature == method.inSignature.rawValue else {
             // gdbus skips a handler whose signature does not match, so the method "does not exist".
             if gdbus { return .error(DBusError.StandardName.unknownMethod, notFoundText(call, member)) }
             return .error(
                 DBusError.StandardName.invalidArgs,
-                "\(member) takes (\(method.inSignature.rawValue)), got (\(call.signature))")
+                "\(member) takes (\(method.inSignature.rawValue)), got (\(signature))")
         }
         return restricting(.invoke(method), to: acceptedSender)
     }
@@ -81,7 +82,7 @@ enum IncomingCall {
     }
 
     private static func resolveProperties(
-        _ call: DBusMessage, member: String, path: ObjectPath, table: ObjectTable
+        _ call: DBusMessage, signature callSignature: String, member: String, path: ObjectPath, table: ObjectTable
     ) -> IncomingCall {
         let gdbus = table.conventions == .gdbus
         let expected = ["Get": "ss", "GetAll": "s", "Set": "ssv"]
@@ -91,14 +92,14 @@ enum IncomingCall {
             guard table.objects[path] != nil else {
                 return .error(DBusError.StandardName.unknownObject, notFoundText(call, name))
             }
-            guard expected[member] == call.signature else {
+            guard expected[member] == callSignature else {
                 return .error(DBusError.StandardName.unknownMethod, notFoundText(call, name))
             }
         }
         guard let signature = expected[member] else {
             return .error(DBusError.StandardName.unknownMethod, "no method \(member) on Properties")
         }
-        guard call.signature == signature, case .string(let interfaceText) = call.body[0] else {
+        guard callSignature == signature, case .string(let interfaceText) = call.body[0] else {
             return .error(DBusError.StandardName.invalidArgs, "Properties.\(member) takes (\(signature))")
         }
         guard table.objects[path] != nil else {

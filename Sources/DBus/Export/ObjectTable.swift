@@ -29,12 +29,18 @@ struct ObjectTable {
     let conventions: ExportConventions
     private(set) var objects: [ObjectPath: Object] = [:]
     private(set) var managers: Set<ObjectPath> = []
+    /// Changes whenever objects, interfaces or methods may have changed (not property values),
+    /// so resolutions kept by ``ResolvedMethods`` know when they are stale.
+    private(set) var methodsRevision = 0
 
     init(conventions: ExportConventions = .standard) {
         self.conventions = conventions
     }
 
-    mutating func addManager(at path: ObjectPath) { managers.insert(path) }
+    mutating func addManager(at path: ObjectPath) {
+        managers.insert(path)
+        methodsRevision += 1
+    }
 
     /// The object manager responsible for `path`: its nearest strict ancestor that is one.
     func manager(for path: ObjectPath) -> ObjectPath? {
@@ -47,6 +53,7 @@ struct ObjectTable {
     }
 
     mutating func add(_ interfaces: [ExportedInterface], at path: ObjectPath) -> [DBusMessage] {
+        methodsRevision += 1
         let existing = objects[path]
         var object = existing ?? Object()
         let listedBefore = Set(existing?.listedNames(conventions) ?? [])
@@ -67,6 +74,7 @@ struct ObjectTable {
     }
 
     mutating func remove(at path: ObjectPath, interfaces names: [InterfaceName]?) -> [DBusMessage] {
+        methodsRevision += 1
         guard var object = objects[path] else { return [] }
         let listedBefore = object.listedNames(conventions)
         let removing = names.map { wanted in object.order.filter { wanted.contains($0) } } ?? object.order

@@ -30,7 +30,7 @@ enum MessageEncoder {
         var signatureLength = 0
         for value in message.body {
             if !valuesValidated { try value.validate() }
-            signatureLength += signatureBytes(of: value)
+            signatureLength += value.signatureLength
         }
         if signatureLength > NameValidation.maximumLength {
             throw DBusError(
@@ -57,16 +57,6 @@ enum MessageEncoder {
             if message.kind == .error, let name = message.errorName, (try? ErrorName(name)) == nil {
                 throw DBusError(.invalidName, message: "invalid error name \(name)")
             }
-        }
-    }
-
-    /// Byte arrays and basic values are most bodies; their length needs no ``DBusType``, which
-    /// for `ay` would be a heap box.
-    private static func signatureBytes(of value: DBusValue) -> Int {
-        switch value {
-        case .bytes: 2
-        case .array, .dictionary, .structure: value.signatureCode.utf8.count
-        default: 1
         }
     }
 
@@ -164,10 +154,17 @@ enum MessageEncoder {
                 for element in elements { try append(element, to: &sub) }
             }
         case .dictionary(let key, let valueType, let entries):
-            var entrySignature = "{"
-            key.appendSignature(to: &entrySignature)
-            valueType.appendSignature(to: &entrySignature)
-            entrySignature.append("}")
+            // Property and option dicts, the most common by far, need no spelling out.
+            let entrySignature: String
+            if key == .string && valueType == .variant {
+                entrySignature = "{sv}"
+            } else {
+                var spelt = "{"
+                key.appendSignature(to: &spelt)
+                valueType.appendSignature(to: &spelt)
+                spelt.append("}")
+                entrySignature = spelt
+            }
             ok = try withContainer(&iter, TypeCode.array, entrySignature) {
                 (sub: inout DBusMessageIter) throws(DBusError) in
                 for entry in entries {

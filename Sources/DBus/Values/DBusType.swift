@@ -50,6 +50,16 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
+    /// The length of ``signature``, counted without spelling it out.
+    var signatureLength: Int {
+        switch self {
+        case .array(let element): 1 + element.signatureLength
+        case .dictionary(let key, let value): 3 + key.signatureLength + value.signatureLength
+        case .structure(let fields): fields.reduce(2) { $0 + $1.signatureLength }
+        default: 1
+        }
+    }
+
     /// A short, human-readable form.
     public var description: String { signature }
 

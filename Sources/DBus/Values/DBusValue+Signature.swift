@@ -22,6 +22,23 @@ extension DBusValue {
         }
     }
 
+    /// The length of ``signatureCode``, counted without spelling it out.
+    var signatureLength: Int {
+        switch self {
+        case .bytes: 2
+        case .array(let element, _): 1 + element.signatureLength
+        case .dictionary(let key, let value, _): 3 + key.signatureLength + value.signatureLength
+        case .structure(let fields): fields.reduce(2) { $0 + $1.signatureLength }
+        default: 1
+        }
+    }
+
+    /// Whether `values` are, one by one, of the complete types of `signature`: the check of a
+    /// handler's reply, made on the types instead of a signature spelt out for every reply.
+    static func values(_ values: [DBusValue], match signature: Signature) -> Bool {
+        values.count == signature.types.count && zip(values, signature.types).allSatisfy { $0.hasType($1) }
+    }
+
     /// This value's signature code, e.g. `a{sv}`.
     var signatureCode: String {
         var out = ""

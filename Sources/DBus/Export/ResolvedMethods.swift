@@ -1,0 +1,62 @@
+/// The methods incoming calls resolved to lately, so the next call to the same method skips
+/// the object table's three hashed lookups: a GATT server or a simulated bluetoothd answers
+/// the same few methods over and over. Owned by the I/O thread; consulted under the table's
+/// lock and dropped whenever the table's methods change (``ObjectTable/methodsRevision``).
+struct ResolvedMethods {
+    private struct Entry {
+        var path: ObjectPath
+        var interface: InterfaceName?
+        var member: MemberName
+        var signature: String
+        var resolution: IncomingCall
+    }
+
+    /// Few enough that a linear scan of string comparisons beats hashing the path.
+    static let capacity = 8
+
+    private var entries: [Entry] = []
+    private var revision = -1
+    private var next = 0
+
+    /// ``IncomingCall/resolve(_:signature:in:)``, answered from the cache when it can be.
+    mutating func resolve(_ call: DBusMessage, signature: String, in table: ObjectTable) -> IncomingCall {
+        if revision != table.methodsRevision {
+            entries.removeAll(keepingCapacity: true)
+            revision = table.methodsRevision
+            next = 0
+        }
+        guard let path = call.path, let member = call.member else {
+            return IncomingCall.resolve(call, signature: signature, in: table)
+        }
+        // By index: iterating the entries would copy each one, with all it holds.
+        for index in entries.indices
+        where entries[index].member == member && entries[index].signature == signature
+            && entries[index].interface == call.interface && entries[index].path == path
+        {
+            return entries[index].resolution
+        }
+        let resolution = IncomingCall.resolve(call, signature: signature, in: table)
+        guard resolution.isMethodInvocation else { return resolution }
+        let entry = Entry(
+            path: path, interface: call.interface, member: member, signature: signature, resolution: resolution)
+        if entries.count < Self.capacity {
+            entries.append(entry)
+        } else {
+            entries[next] = entry
+            next = (next + 1) % Self.capacity
+        }
+        return resolution
+    }
+}
+
+extension IncomingCall {
+    /// Only calls of exported methods are kept: every other answer either carries values read
+    /// from the table (properties, introspection) or is an error not worth a slot.
+    fileprivate var isMethodInvocation: Bool {
+        switch self {
+        case .invoke: true
+        case .restricted(_, let inner): inner.isMethodInvocation
+        default: false
+        }
+    }
+}
