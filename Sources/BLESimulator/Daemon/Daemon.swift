@@ -144,16 +144,25 @@ final class Daemon: Sendable {
         addTask(task)
     }
 
+    /// bluetoothd's `discovery_disconnect` for a client with a discovery session or a filter
+    /// (`discovery_stop`): the last session going stops the discovery; a client with only a
+    /// filter leaving while no discovery runs announces `Discovering=false` all the same
+    /// (the idle branch, in every release; the real 5.66's trace ends with it).
+    private func discoveryClientLeft(_ state: inout SimState, _ client: BusName, adapter index: Int) {
+        let hadFilter = state.filters[index]?.removeValue(forKey: client) != nil
+        let hadSession = state.discovery[index]?.removeValue(forKey: client) != nil
+        guard hadFilter || hadSession, state.discovery[index]?.isEmpty ?? true else { return }
+        if state.adapters[index].discovering {
+            stopDiscovery(&state, adapter: index)
+        } else {
+            emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
+        }
+    }
+
     private func clientLeft(_ client: BusName) {
         core.state.withLock { state in
             guard isCurrent(state) else { return }
-            for index in state.adapters.indices {
-                state.filters[index]?[client] = nil
-                if state.discovery[index]?[client] != nil {
-                    state.discovery[index]?[client] = nil
-                    if state.discovery[index]?.isEmpty ?? false { stopDiscovery(&state, adapter: index) }
-                }
-            }
+            for index in state.adapters.indices { discoveryClientLeft(&state, client, adapter: index) }
             for path in Array(state.devices.keys) {
                 guard var device = state.devices[path] else { continue }
                 for characteristic in Array(device.notifySessions.keys) {
