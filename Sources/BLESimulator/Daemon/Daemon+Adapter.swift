@@ -97,7 +97,8 @@ extension Daemon {
     static let kernelRefused = error(BlueZErrorName.failed, BlueZErrorMessage.inputOutputError)
 
     private func beginDiscovery(_ state: inout SimState, _ reply: MethodReply, _ sender: BusName, adapter index: Int) {
-        let wasIdle = state.discovery[index]?.isEmpty ?? true
+        // A discovery stopped under its sessions (see `discoveryClientLeft`) starts again too.
+        let wasIdle = !state.adapters[index].discovering
         state.discovery[index, default: [:]][sender] = DiscoverySession(filter: state.filters[index]?[sender])
         // bluetoothd replies first, then announces Discovering (bluez-dbus-api.md §1.6).
         reply.succeed()
@@ -122,8 +123,16 @@ extension Daemon {
                 return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.noDiscoveryStarted))
             }
             state.discovery[index]?[sender] = nil
+            let last = state.discovery[index]?.isEmpty ?? true
+            if last && !state.adapters[index].discovering {
+                // The idle branch of `discovery_stop` (the kernel's discovery was stopped
+                // under this session): the cleanup and Discovering=false, flushed by the reply.
+                cleanUpDiscovery(&state, adapter: index)
+                emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
+                return reply.succeed()
+            }
             reply.succeed()
-            if state.discovery[index]?.isEmpty ?? true { stopDiscovery(&state, adapter: index) }
+            if last { stopDiscovery(&state, adapter: index) }
         }
     }
 
@@ -133,6 +142,16 @@ extension Daemon {
     func stopDiscovery(_ state: inout SimState, adapter index: Int, announce: Bool = true) {
         guard state.adapters.indices.contains(index), state.adapters[index].discovering else { return }
         state.discovery[index] = nil
+        cleanUpDiscovery(&state, adapter: index)
+        state.adapters[index].discovering = false
+        if announce {
+            emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
+        }
+    }
+
+    /// `discovery_cleanup`: the devices seen lose RSSI and TxPower, non-connectable temporary
+    /// devices go.
+    private func cleanUpDiscovery(_ state: inout SimState, adapter index: Int) {
         for path in state.devices.keys.sorted() {
             guard var device = state.devices[path], device.adapterIndex == index, device.seenThisDiscovery else {
                 continue
@@ -151,10 +170,6 @@ extension Daemon {
             let connectable = state.peripherals[device.address]?.definition.connectable ?? false
             let keepConnected = profile.keepsConnectedTemporaries && device.connected
             if !connectable && !keepConnected { removeDevice(&state, path) }
-        }
-        state.adapters[index].discovering = false
-        if announce {
-            emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
         }
     }
 

@@ -145,13 +145,21 @@ final class Daemon: Sendable {
     }
 
     /// bluetoothd's `discovery_disconnect` for a client with a discovery session or a filter
-    /// (`discovery_stop`): the last session going stops the discovery; a client with only a
-    /// filter leaving while no discovery runs announces `Discovering=false` all the same
-    /// (the idle branch, in every release; the real 5.66's trace ends with it).
+    /// (`discovery_stop`, in every release). The last session going stops the discovery. A
+    /// client with only a filter is stopped as if it were the last session whenever fewer
+    /// than two others discover: with none running (the idle branch) `Discovering=false` is
+    /// announced all the same (the real 5.66's trace ends with it); with one other client
+    /// discovering, the kernel's discovery is stopped under it (`stop_discovery_complete`),
+    /// its session staying registered but hearing nothing, until it stops and starts again.
     private func discoveryClientLeft(_ state: inout SimState, _ client: BusName, adapter index: Int) {
         let hadFilter = state.filters[index]?.removeValue(forKey: client) != nil
         let hadSession = state.discovery[index]?.removeValue(forKey: client) != nil
-        guard hadFilter || hadSession, state.discovery[index]?.isEmpty ?? true else { return }
+        let others = state.discovery[index]?.count ?? 0
+        guard hadFilter || hadSession, others == 0 || (!hadSession && others == 1) else { return }
+        if others == 1 {
+            state.adapters[index].discovering = false
+            return emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
+        }
         if state.adapters[index].discovering {
             stopDiscovery(&state, adapter: index)
         } else {
