@@ -17,7 +17,8 @@ extension Daemon {
             guard state.adapters[index].powered != on else { return reply.succeed() }
             let path = state.adapters[index].path
             if profile.powerState {
-                emit(path, BlueZInterface.adapter1, set: [("PowerState", .string(on ? "off-enabling" : "on-disabling"))])
+                emit(
+                    path, BlueZInterface.adapter1, set: [("PowerState", .string(on ? "off-enabling" : "on-disabling"))])
             }
             if !on { removeTemporaryDevices(&state, adapter: index) }
             kernelPowers(on, &state, adapter: index)

@@ -124,7 +124,6 @@ struct DiscoverySessionFidelityTests {
         }
     }
 
-
     @Test(
         "A client with only a filter leaving while one other client discovers stops that discovery under it",
         arguments: Release.allCases)

@@ -81,7 +81,8 @@ struct AdapterBridgeFaultTests {
             let control = try await AdapterBridgeTests.characteristic(client, "2A39")
             try await client.call(
                 control, BlueZInterface.gattCharacteristic1, "WriteValue", [.bytes(Data([3])), Self.noOptions])
-            #expect(app.log.calls("WriteValue", path: app.path("service0", "char1")).first?.body.first == .bytes(Data([3])))
+            #expect(
+                app.log.calls("WriteValue", path: app.path("service0", "char1")).first?.body.first == .bytes(Data([3])))
             let level = try await AdapterBridgeTests.characteristic(client, "2A19")
             try await client.call(
                 level, BlueZInterface.gattCharacteristic1, "WriteValue", [.bytes(Data([9])), Self.noOptions])
@@ -98,7 +99,8 @@ struct AdapterBridgeFaultTests {
             try await AdapterBridgeTests.connect(client)
             simulator.inject(Self.fault(.read, "2A37", .attError(0x05)))
             simulator.inject(
-                Self.fault(.write, "2A39", .fail(name: BlueZErrorName.inProgress, message: BlueZErrorMessage.inProgress)))
+                Self.fault(
+                    .write, "2A39", .fail(name: BlueZErrorName.inProgress, message: BlueZErrorMessage.inProgress)))
             let rate = try await AdapterBridgeTests.characteristic(client, "2A37")
             let read = await client.error(rate, BlueZInterface.gattCharacteristic1, "ReadValue", [Self.noOptions])
             #expect(read?.name == ATTErrorMapping.clientError(forATTError: 0x05).name)
