@@ -79,6 +79,12 @@ extension IOLoop {
 
     /// Sends the reply unless the caller asked for none (NO_REPLY_EXPECTED).
     func reply(to call: DBusMessage, with result: Result<[DBusValue], DBusError>, expecting signature: Signature?) {
+        reply(to: ReplyAddress(call), with: result, expecting: signature)
+    }
+
+    /// ``reply(to:with:expecting:)`` by the caller's address alone, which is what a reply
+    /// queued for later keeps instead of the whole call.
+    func reply(to call: ReplyAddress, with result: Result<[DBusValue], DBusError>, expecting signature: Signature?) {
         guard !call.noReplyExpected else { return }
         switch result {
         case .success(let values):
@@ -107,10 +113,27 @@ extension IOLoop {
     }
 
     static func errorReply(to call: DBusMessage, _ name: String, _ text: String) -> DBusMessage {
+        errorReply(to: ReplyAddress(call), name, text)
+    }
+
+    static func errorReply(to call: ReplyAddress, _ name: String, _ text: String) -> DBusMessage {
         let valid = (try? ErrorName(name)) != nil ? name : DBusError.StandardName.failed
         return DBusMessage(
             kind: .error, errorName: valid, destination: call.sender, replySerial: call.serial,
             body: [.string(text.replacingNUL())])
+    }
+}
+
+/// Where a reply goes: the caller and the serial of its call.
+struct ReplyAddress: Sendable {
+    var sender: BusName?
+    var serial: UInt32
+    var noReplyExpected: Bool
+
+    init(_ call: DBusMessage) {
+        sender = call.sender
+        serial = call.serial
+        noReplyExpected = call.noReplyExpected
     }
 }
 

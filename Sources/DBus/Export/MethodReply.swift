@@ -4,12 +4,16 @@ import Synchronization
 /// handler when it is ready. Only the first answer counts; later ones are ignored.
 public final class MethodReply: Sendable {
     private let call: DBusMessage
+    /// What the queued reply needs of the call: a copy of the whole call costs a retain of
+    /// each of its fields, twice per reply.
+    private let address: ReplyAddress
     private let outSignature: Signature?
     private let core: ConnectionCore
     private let answered = Atomic<Bool>(false)
 
     init(call: DBusMessage, outSignature: Signature?, core: ConnectionCore) {
         self.call = call
+        self.address = ReplyAddress(call)
         self.outSignature = outSignature
         self.core = core
     }
@@ -39,8 +43,8 @@ public final class MethodReply: Sendable {
     }
 
     private func send(_ result: Result<[DBusValue], DBusError>) {
-        let call = self.call
+        let address = self.address
         let signature = outSignature
-        core.enqueue { loop in loop.reply(to: call, with: result, expecting: signature) }
+        core.enqueue { loop in loop.reply(to: address, with: result, expecting: signature) }
     }
 }
