@@ -69,7 +69,7 @@ extension Daemon {
     }
 
     /// SMP on an up link: the peripheral's refusal, the method's user step, then key exchange.
-    private func startSMP(_ state: inout SimState, _ path: ObjectPath, _ token: Int) {
+    func startSMP(_ state: inout SimState, _ path: ObjectPath, _ token: Int) {
         guard let device = state.devices[path], let bonding = device.bonding, bonding.token == token else { return }
         let pairing = state.peripherals[device.address]?.definition.pairing ?? SimulatedPairing()
         if pairing.rejects {
@@ -77,16 +77,24 @@ extension Daemon {
                 daemon.finishBonding(&state, path, token, .failure(BlueZErrorName.authenticationRejected))
             }
         }
-        if bonding.method == .justWorks && pairing.requiresAuthentication {
+        let peerWantsMITM = pairing.requiresAuthentication || bonding.requestedByPeer == .authenticated
+        if bonding.method == .justWorks && peerWantsMITM {
             // The peer's MITM requirement cannot be met: SMP "Authentication Requirements".
             return schedule(&state, after: options.pairingDelay) { daemon, state in
                 daemon.finishBonding(&state, path, token, .failure(BlueZErrorName.authenticationFailed))
             }
         }
-        guard let agent = bonding.agent, bonding.method != .justWorks else {
-            // Just Works started by us is accepted without asking anyone (`confirm_hint`).
+        if bonding.method == .justWorks && bonding.requestedByPeer == nil {
+            // Just Works under a `Pair` is accepted without asking anyone (`confirm_hint`
+            // with `device->bonding` set, `device_confirm_passkey`).
             return schedule(&state, after: options.pairingDelay) { daemon, state in
                 daemon.finishBonding(&state, path, token, .success)
+            }
+        }
+        guard let agent = bonding.agent else {
+            // `new_auth` finds no agent: the kernel's request gets a negative reply.
+            return schedule(&state, after: options.pairingDelay) { daemon, state in
+                daemon.finishBonding(&state, path, token, .failure(BlueZErrorName.authenticationFailed))
             }
         }
         switch bonding.method {
@@ -107,7 +115,11 @@ extension Daemon {
                 token
             ) { reply in reply.body.isEmpty }
         case .justWorks:
-            break
+            // Only a pairing the peer started gets here: `confirm_hint` without a bonding asks
+            // the agent to authorize it (`agent_request_authorization`).
+            ask(agent, BlueZMethod.requestAuthorization, [.objectPath(path)], &state, path, token) { reply in
+                reply.body.isEmpty
+            }
         }
     }
 
@@ -173,16 +185,20 @@ extension Daemon {
             return
         }
         device.bonding = nil
+        let wasPaired = device.paired
         device.paired = true
         device.bondSecurity = bonding.method.security
         state.bonds[device.address] = bonding.method.security
+        guard let reply = bonding.reply else {
+            return peerBondingComplete(&state, &device, announce: !wasPaired)
+        }
         state.devices[path] = device
         emit(path, BlueZInterface.device1, set: [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
-        guard bonding.openedLink, !device.servicesResolved else { return bonding.reply.succeed() }
+        guard bonding.openedLink, !device.servicesResolved else { return reply.succeed() }
         let generation = device.linkGeneration
         schedule(&state, after: options.resolveDelay) { daemon, state in
             daemon.resolve(&state, path, generation)
-            bonding.reply.succeed()
+            reply.succeed()
         }
     }
 
@@ -191,7 +207,7 @@ extension Daemon {
         guard let bonding = device.bonding else { return }
         device.bonding = nil
         if bonding.agentAsked, let agent = bonding.agent { notify(agent, BlueZMethod.cancel) }
-        bonding.reply.fail(Self.error(name, message))
+        bonding.reply?.fail(Self.error(name, message))
     }
 
     private static func message(for name: String) -> String {
