@@ -72,7 +72,8 @@ struct ArticleSnippetTests {
         #expect(wrong == .authenticationFailed)
     }
 
-    @Test("Pairing: a peripheral asking for a bond by itself is bonded through the default handler",
+    @Test(
+        "Pairing: a peripheral asking for a bond by itself is bonded through the default handler",
         .timeLimit(.minutes(1)))
     func peerPairing() async throws {
         var monitor = SnippetFixture.heartRateMonitor()
