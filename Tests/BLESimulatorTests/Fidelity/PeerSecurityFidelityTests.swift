@@ -37,17 +37,30 @@ struct PeerSecurityFidelityTests {
         }
     }
 
+    private static func waitForPaired(_ client: RecordingClient, since mark: Int) async throws {
+        try await client.transcript.first("Paired=true", since: mark) {
+            $0.isPropertiesChanged(Paths.sensor, device1) && $0.changedProperties["Paired"] == .boolean(true)
+        }
+    }
+
+    /// Connects the sensor with a DisplayYesNo agent that accepts, and has it bond at its
+    /// request; returns the agent and the transcript mark taken just before the request.
+    private static func bondAtPeerRequest(_ simulator: Simulator, _ client: RecordingClient) async throws
+        -> (agent: ScriptedAgent, mark: Int)
+    {
+        let agent = ScriptedAgent(answer: .accept(passkey: 0))
+        try await agent.register(on: client.connection, capability: "DisplayYesNo")
+        try await client.connectSensor()
+        let mark = client.transcript.mark
+        #expect(try simulator.requestSecurity(address: address, level: .encrypted) == 1)
+        try await waitForPaired(client, since: mark)
+        return (agent, mark)
+    }
+
     @Test("Just Works asked for by the peer: RequestAuthorization(device) to the default agent, then Bonded and Paired")
     func justWorksAsksAuthorization() async throws {
         try await Fidelity.run(.bluez566, peripherals: [Self.sensor()]) { simulator, client, _ in
-            let agent = ScriptedAgent(answer: .accept(passkey: 0))
-            try await agent.register(on: client.connection, capability: "DisplayYesNo")
-            try await client.connectSensor()
-            let mark = client.transcript.mark
-            #expect(try simulator.requestSecurity(address: Self.address, level: .encrypted) == 1)
-            try await client.transcript.first("Paired=true", since: mark) {
-                $0.isPropertiesChanged(Paths.sensor, Self.device1) && $0.changedProperties["Paired"] == .boolean(true)
-            }
+            let (agent, mark) = try await Self.bondAtPeerRequest(simulator, client)
             #expect(agent.received == ["RequestAuthorization(\(Paths.sensor.rawValue))"])
             #expect(
                 client.transcript.lines(since: mark, kinds: [.signal]).filter { $0.contains("Paired") } == [
@@ -71,9 +84,7 @@ struct PeerSecurityFidelityTests {
             try await client.discoverSensor()
             let mark = client.transcript.mark
             try await client.call(Paths.sensor, Self.device1, "Connect")
-            try await client.transcript.first("Paired=true", since: mark) {
-                $0.isPropertiesChanged(Paths.sensor, Self.device1) && $0.changedProperties["Paired"] == .boolean(true)
-            }
+            try await Self.waitForPaired(client, since: mark)
             #expect(agent.received == ["RequestAuthorization(\(Paths.sensor.rawValue))"])
             let changes = client.transcript.since(mark).filter { $0.isPropertiesChanged(Paths.sensor, Self.device1) }
             let bonded = changes.firstIndex { $0.changedProperties["Bonded"] == .boolean(true) }
@@ -103,9 +114,7 @@ struct PeerSecurityFidelityTests {
                 #expect(agent.received.isEmpty)
                 return
             }
-            try await client.transcript.first("Paired=true", since: mark) {
-                $0.isPropertiesChanged(Paths.sensor, Self.device1) && $0.changedProperties["Paired"] == .boolean(true)
-            }
+            try await Self.waitForPaired(client, since: mark)
             #expect(agent.received == [question.replacingOccurrences(of: "%@", with: Paths.sensor.rawValue)])
         }
     }
@@ -136,14 +145,7 @@ struct PeerSecurityFidelityTests {
     @Test("a bond made at the peer's request survives a restart; reconnected, the request only encrypts")
     func bondSurvivesRestart() async throws {
         try await Fidelity.run(.bluez566, peripherals: [Self.sensor()]) { simulator, client, _ in
-            let agent = ScriptedAgent(answer: .accept(passkey: 0))
-            try await agent.register(on: client.connection, capability: "DisplayYesNo")
-            try await client.connectSensor()
-            let mark = client.transcript.mark
-            try simulator.requestSecurity(address: Self.address, level: .encrypted)
-            try await client.transcript.first("Paired=true", since: mark) {
-                $0.isPropertiesChanged(Paths.sensor, Self.device1) && $0.changedProperties["Paired"] == .boolean(true)
-            }
+            _ = try await Self.bondAtPeerRequest(simulator, client)
             try await simulator.restartDaemon()
             let tree = try await client.managedObjects()
             let device = try #require(tree.properties(Paths.sensor, Self.device1))
