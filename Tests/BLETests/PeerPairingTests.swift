@@ -1,6 +1,6 @@
 import BLE
 import BLESimulator
-import BlueZ
+import DBus
 import Foundation
 import Testing
 
@@ -125,6 +125,33 @@ struct PeerPairingTests {
             // The encrypted request that followed is Just Works: authorized, and it bonds.
             try await Self.bonded(peripheral)
             #expect(handler.questions == ["authorize hci0/\(Self.monitor)"])
+            await central.close()
+        }
+    }
+
+    @Test("pairingChanged: not for a bluetoothd restart (the bond is kept), false once forgotten")
+    func pairingChangedFollowsTheBond() async throws {
+        try await SimulatorFixture.run(peripherals: [Self.demanding(.encrypted)]) { fixture in
+            let central = try await fixture.poweredCentral()
+            let peripheral = try await central.connect(try PeripheralID(address: Self.monitor), timeout: .seconds(10))
+            try await Self.bonded(peripheral)
+            let seen = PosixMutex<[ConnectionEvent]>([])
+            let events = peripheral.events
+            let recorder = Task {
+                for await event in events {
+                    if case .pairingChanged = event { seen.withLock { $0.append(event) } }
+                }
+            }
+            defer { recorder.cancel() }
+            try await fixture.simulator.restartDaemon()
+            try await central.waitUntilPoweredOn(timeout: .seconds(10))
+            try await eventually("the bonded device is back") {
+                await central.knownPeripherals().first?.isPaired == true
+            }
+            try await central.forget(peripheral.id)
+            try await eventually("the bond's removal reported") { !seen.withLock { $0 }.isEmpty }
+            #expect(seen.withLock { $0 } == [.pairingChanged(isPaired: false)])
+            #expect(await !peripheral.isPaired)
             await central.close()
         }
     }

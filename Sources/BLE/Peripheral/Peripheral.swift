@@ -25,7 +25,7 @@ public actor Peripheral {
     /// The pairing in flight, which concurrent ``pair(timeout:)`` calls share.
     var pairAttempt: SharedAttempt<Void>?
     /// `Device1.Paired` as last seen, to tell its changes (``ConnectionEvent/pairingChanged(isPaired:)``).
-    var lastKnownPaired: Bool?
+    var lastKnownPaired = false
     nonisolated let notificationBufferSize: Int
     nonisolated let operationTimeout: Duration
 
@@ -58,7 +58,7 @@ public actor Peripheral {
     func follow() {
         guard follower == nil else { return }
         let events = session.events(under: devicePath)
-        lastKnownPaired = (try? session.tree.device(at: devicePath))??.paired
+        lastKnownPaired = (try? session.tree.device(at: devicePath))??.paired ?? false
         follower = Task(executorPreference: session.connection.executor) { [weak self] in
             for await event in events {
                 guard let self else { return }
@@ -115,7 +115,9 @@ public actor Peripheral {
                 } else if let device, !device.connected, connectionState == .connected {
                     linkDropped(adapter: device.adapter)
                 }
-                if let paired = device?.paired, paired != lastKnownPaired {
+                // A removed device lost its bond; bluetoothd leaving empties the tree but keeps it.
+                let paired = device?.paired ?? (session.daemonStatus.present ? false : lastKnownPaired)
+                if paired != lastKnownPaired {
                     lastKnownPaired = paired
                     eventBroadcast.yield(.pairingChanged(isPaired: paired))
                 }

@@ -8,8 +8,10 @@ extension Daemon {
     /// as initiator without a `Pair` call: the local IO capability is the default agent's
     /// (`set_io_cap`; none: NoInputNoOutput), the method comes from the table only when either
     /// side wants MITM, and bluetoothd asks the default agent (`agent_get(NULL)`), which for
-    /// Just Works is `RequestAuthorization` (`confirm_hint` with no bonding). No agent, or a
-    /// refusal, fails the pairing; the link stays up. Returns whether a pairing started.
+    /// Just Works is `RequestAuthorization`: with LE Secure Connections the kernel of 5.66's era
+    /// (6.1) hands every Just Works to user space with `confirm_hint`, and bluetoothd asks the
+    /// agent when no bonding is under way. No agent (`new_auth` fails), or a refusal, fails the
+    /// pairing; the kernel keeps the link. Returns whether a pairing started.
     @discardableResult
     func peerRequestsSecurity(_ state: inout SimState, _ path: ObjectPath, _ level: AttributeSecurity) -> Bool {
         guard var device = state.devices[path], device.connected, device.bonding == nil, level > .none,
