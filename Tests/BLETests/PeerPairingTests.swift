@@ -132,8 +132,7 @@ struct PeerPairingTests {
     @Test("pairingChanged: not for a bluetoothd restart (the bond is kept), false once forgotten")
     func pairingChangedFollowsTheBond() async throws {
         try await SimulatorFixture.run(peripherals: [Self.demanding(.encrypted)]) { fixture in
-            let central = try await fixture.poweredCentral()
-            let peripheral = try await central.connect(try PeripheralID(address: Self.monitor), timeout: .seconds(10))
+            let (central, peripheral) = try await fixture.connected()
             try await Self.bonded(peripheral)
             let seen = PosixMutex<[ConnectionEvent]>([])
             let events = peripheral.events
