@@ -17,13 +17,25 @@ extension Daemon {
             let wasStored = state.stored.contains(device.address)
             device.temporary = false
             state.stored.insert(device.address)
-            guard device.bonding == nil else {
+            // A pairing the peer started has no `bonding_req`: only a `Pair` makes one busy.
+            let peerPairing = device.bonding?.requestedByPeer != nil
+            guard device.bonding == nil || peerPairing else {
                 state.devices[path] = device
                 return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
             }
             guard !device.paired else {
                 state.devices[path] = device
                 return reply.fail(Self.error(BlueZErrorName.alreadyExists, BlueZErrorMessage.alreadyExists))
+            }
+            if peerPairing {
+                state.devices[path] = device
+                guard state.devices[path]?.bonding?.reply == nil else {
+                    return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
+                }
+                // The kernel is pairing already: mgmt Pair Device completes with that pairing.
+                state.devices[path]?.bonding?.reply = reply
+                state.devices[path]?.bonding?.requester = call.sender
+                return
             }
             let agent = state.agents.agent(for: call.sender)
             let peer = state.peripherals[device.address]?.definition
@@ -189,8 +201,10 @@ extension Daemon {
         device.paired = true
         device.bondSecurity = bonding.method.security
         state.bonds[device.address] = bonding.method.security
-        guard let reply = bonding.reply else {
-            return peerBondingComplete(&state, &device, announce: !wasPaired)
+        guard let reply = bonding.reply, bonding.requestedByPeer == nil else {
+            peerBondingComplete(&state, &device, announce: !wasPaired)
+            bonding.reply?.succeed()
+            return
         }
         state.devices[path] = device
         emit(path, BlueZInterface.device1, set: [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
@@ -229,7 +243,8 @@ extension Daemon {
             guard isCurrent(state), let device = state.devices[path] else {
                 return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
             }
-            if let bonding = device.bonding {
+            // A pairing the peer started has no `bonding_req` to cancel: it goes on.
+            if let bonding = device.bonding, bonding.requestedByPeer == nil {
                 finishBonding(&state, path, bonding.token, .failure(BlueZErrorName.authenticationCanceled))
                 return reply.succeed()
             }

@@ -22,14 +22,15 @@ struct PeerSecurityFidelityTests {
         return sensor
     }
 
-    /// Calls `Pair` until the pairing the peer started is over (`InProgress` meanwhile): a
-    /// `Pair` that succeeds proves that one ended without a bond (`AlreadyExists` otherwise).
+    /// Calls `Pair` until one bonds by itself: one made while the pairing the peer started
+    /// runs ends with it (`AuthenticationFailed` when it fails). A `Pair` that succeeds proves
+    /// that pairing ended without a bond (`AlreadyExists` otherwise).
     private static func pairOnceIdle(_ client: RecordingClient) async throws {
         let end = ContinuousClock.now + Fidelity.eventDeadline
         while true {
             let error = await client.error(Paths.sensor, device1, "Pair")
             guard let error else { return }
-            guard error.name == BlueZErrorName.inProgress, ContinuousClock.now < end else {
+            guard error.name == BlueZErrorName.authenticationFailed, ContinuousClock.now < end else {
                 Issue.record("Pair failed: \(error)")
                 return
             }
@@ -155,6 +156,31 @@ struct PeerSecurityFidelityTests {
             #expect(try simulator.requestSecurity(address: Self.address, level: .encrypted) == 0)
             // An authenticated key is more than the Just Works bond holds: pairing starts again.
             #expect(try simulator.requestSecurity(address: Self.address, level: .authenticated) == 1)
+        }
+    }
+
+    @Test("while the peer's pairing runs: CancelPairing has no bonding to cancel; Pair ends with that pairing")
+    func pairJoinsThePeersPairing() async throws {
+        var options = SimulatorOptions()
+        // Long enough for the calls below to arrive first on a loaded machine.
+        options.pairingTimeout = .seconds(3)
+        try await Fidelity.run(.bluez566, options: options, peripherals: [Self.sensor()]) { simulator, client, _ in
+            let agent = ScriptedAgent(answer: .silence)
+            try await agent.register(on: client.connection, capability: "DisplayYesNo")
+            try await client.connectSensor()
+            #expect(try simulator.requestSecurity(address: Self.address, level: .encrypted) == 1)
+            try await agent.waitFor("RequestAuthorization")
+            let cancel = await client.error(Paths.sensor, Self.device1, "CancelPairing")
+            expectError(cancel, BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist)
+            let pair = try await client.startPending(Paths.sensor, Self.device1, "Pair")
+            guard case .failure(let error) = await pair.value else {
+                Issue.record("Pair succeeded")
+                return
+            }
+            // bluetoothd gave up on the silent agent: the pairing, and the Pair with it, time out.
+            expectError(error, BlueZErrorName.authenticationTimeout, BlueZErrorMessage.authenticationTimeout)
+            try await agent.waitFor("Cancel")
+            #expect(agent.received.filter { $0.hasPrefix("Request") } == ["RequestAuthorization(\(Paths.sensor.rawValue))"])
         }
     }
 }
