@@ -24,7 +24,9 @@ Usage, from the package root (or `make bench-sim`):
     python3 Benchmarks/run_sim_read.py --floor .build/bench/dbus_floor --bin .build/release [--rounds 5]
 
 Prints one Markdown table (min / median / max over rounds) and the ratios of the medians; with
---json FILE also writes the per-round figures.
+--json FILE also writes the per-round figures. With --baseline-bin DIR, a second ble-sim (an
+earlier build, say; the client stays the same) joins every round as column A, so a change is judged against its own
+baseline under the same load rather than against a figure taken on another day.
 """
 
 import argparse
@@ -58,10 +60,10 @@ def floor_round(bus, floor, mode, n, warmup):
     return (cpu_seconds(bus.server.pid) - before) * 1e6 / (n + warmup), result
 
 
-def sim_round(bus, bin_dir, scenario, n, warmup):
-    """Server CPU µs per call of ble-sim serving ReadValue."""
+def sim_round(bus, bin_dir, scenario, n, warmup, sim_dir=None):
+    """Server CPU µs per call of ble-sim (from `sim_dir`, else `bin_dir`) serving ReadValue."""
     sim = subprocess.Popen(
-        [str(bin_dir / "ble-sim"), "--bus", bus.env["DBUS_SYSTEM_BUS_ADDRESS"], "--scenario", str(scenario)],
+        [str((sim_dir or bin_dir) / "ble-sim"), "--bus", bus.env["DBUS_SYSTEM_BUS_ADDRESS"], "--scenario", str(scenario)],
         env=bus.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         bufsize=0, start_new_session=True)
     try:
@@ -94,28 +96,39 @@ def main(argv=None):
     parser.add_argument("-n", type=int, default=5000)
     parser.add_argument("--warmup", type=int, default=500)
     parser.add_argument("--json", help="also write the per-round figures to this file")
+    parser.add_argument("--baseline-bin", help="a folder with another build of ble-sim, run as A (same client)")
     args = parser.parse_args(argv)
     floor, bin_dir = str(Path(args.floor).resolve()), Path(args.bin).resolve()
-    rows = {key: [] for key in ("echo_cpu", "read_cpu", "sim_cpu", "echo_p50", "read_p50", "sim_p50")}
+    baseline_dir = Path(args.baseline_bin).resolve() if args.baseline_bin else None
+    steps_of_round = ["echo", "read", "sim"] + (["base"] if baseline_dir else [])
+    rows = {f"{step}_{metric}": [] for step in steps_of_round for metric in ("cpu", "p50")}
     with PrivateBus(floor) as bus:
         for round_index in range(args.rounds):
             # The order rotates, so no side always runs first after a pause.
-            steps = ["echo", "read", "sim"]
-            steps = steps[round_index % 3:] + steps[:round_index % 3]
+            shift = round_index % len(steps_of_round)
+            steps = steps_of_round[shift:] + steps_of_round[:shift]
             for step in steps:
-                if step == "sim":
-                    cpu, result = sim_round(bus, bin_dir, args.scenario, args.n, args.warmup)
+                if step in ("sim", "base"):
+                    cpu, result = sim_round(
+                        bus, bin_dir, args.scenario, args.n, args.warmup,
+                        sim_dir=baseline_dir if step == "base" else None)
                 else:
                     cpu, result = floor_round(bus, floor, step, args.n, args.warmup)
                 rows[f"{step}_cpu"].append(cpu)
                 rows[f"{step}_p50"].append(result["p50_us"])
-            log(f"round {round_index + 1}: echo {rows['echo_cpu'][-1]:.1f} µs, read {rows['read_cpu'][-1]:.1f} µs, "
-                f"sim {rows['sim_cpu'][-1]:.1f} µs")
+            log(f"round {round_index + 1}: " + ", ".join(f"{step} {rows[step + '_cpu'][-1]:.1f} µs"
+                                                         for step in steps_of_round))
     median = {key: statistics.median(values) for key, values in rows.items()}
     print("| metric | E floor (C Echo) | F floor (C ReadValue, as bluetoothd) | B ble-sim ReadValue |")
     print("|---|---|---|---|")
     print(f"| server CPU µs/call | {spread(rows['echo_cpu'])} | {spread(rows['read_cpu'])} | {spread(rows['sim_cpu'])} |")
     print(f"| client p50 µs | {spread(rows['echo_p50'])} | {spread(rows['read_p50'])} | {spread(rows['sim_p50'])} |")
+    if baseline_dir:
+        print(f"| A baseline ble-sim: server CPU µs/call | {spread(rows['base_cpu'])} | client p50 µs | "
+              f"{spread(rows['base_p50'])} |")
+        ratios = [b / a for b, a in zip(rows["sim_cpu"], rows["base_cpu"])]
+        print(f"\nB/A server CPU per round: {', '.join(f'{r:.2f}' for r in ratios)}; median "
+              f"{statistics.median(ratios):.2f}× (below 1: B is cheaper)")
     print(f"\nB/F server CPU (medians): {median['sim_cpu'] / median['read_cpu']:.2f}× (goal ≤ 1.2×); "
           f"B/E: {median['sim_cpu'] / median['echo_cpu']:.2f}×; N {args.n}, warm-up {args.warmup}, "
           f"{args.rounds} rounds, {os.cpu_count()} CPUs")

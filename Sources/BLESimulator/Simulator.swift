@@ -201,9 +201,9 @@ public final class Simulator: Sendable {
 
     /// Powers an adapter off or on, as `Powered` or rfkill would.
     public func setPowered(_ on: Bool, adapter index: Int = 0) {
-        // applyPower stores and announces `Powered` itself: setting the property again here
+        // The daemon stores and announces `Powered` itself: setting the property again here
         // sent a second PropertiesChanged (and one even when nothing changed).
-        daemon.withLock { $0 }?.applyPower(on, adapter: index, emitPowered: true)
+        daemon.withLock { $0 }?.applyExternalPower(on, adapter: index)
     }
 
     func withDaemon<Result>(_ body: (Daemon, inout SimState) -> Result) -> Result? {

@@ -30,6 +30,21 @@ struct CentralStateTests {
         }
     }
 
+    @Test("setPowered returns once the state says so (bluetoothd announces Powered after its reply)")
+    func setPoweredReturnsWithTheState() async throws {
+        try await SimulatorFixture.run { fixture in
+            let central = try await fixture.poweredCentral()
+            try await central.setPowered(false)
+            #expect(await central.state == .poweredOff)
+            try await central.setPowered(true)
+            #expect(await central.state == .poweredOn)
+            // The value it has: bluetoothd replies without a signal, and so does the call.
+            try await central.setPowered(true)
+            #expect(await central.state == .poweredOn)
+            await central.close()
+        }
+    }
+
     @Test("bluetoothd restarting is resetting, then back")
     func restart() async throws {
         try await SimulatorFixture.run { fixture in

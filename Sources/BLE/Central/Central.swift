@@ -108,7 +108,7 @@ public actor Central {
             // bluetoothd's discovery sessions died with it.
             discovery.running = false
             discovery.appliedFilter = nil
-        case .tree(_, let changes, _):
+        case .tree(let treeEvent, let changes, let serial):
             let poweredOff =
                 changes.contains { change in
                     change.path == adapterPath && change.interface == BlueZInterface.adapter1
@@ -116,6 +116,9 @@ public actor Central {
             if poweredOff {
                 discovery.running = false
                 discovery.appliedFilter = nil
+            }
+            if discoveryStoppedUnderUs(treeEvent, serial: serial) {
+                Task(executorPreference: session.connection.executor) { await self.reviveDiscovery(after: serial) }
             }
         default:
             break
@@ -148,10 +151,21 @@ public actor Central {
         session.tree.adapterPaths().sorted().compactMap { $0.elements.last.map(String.init) }
     }
 
-    /// Powers the adapter on or off (`Adapter1.Powered`).
+    /// Powers the adapter on or off (`Adapter1.Powered`); on return ``state`` says so.
     public func setPowered(_ on: Bool) async throws(BLEError) {
+        let states = self.states
         _ = try await session.call(
             adapterPath, .properties, BlueZMethod.set,
             [.string(BlueZInterface.adapter1.rawValue), .string("Powered"), .variant(.boolean(on))])
+        // bluetoothd replies when the kernel confirmed and announces `Powered` after the reply
+        // (`property_set_mode_complete`): wait for the announcement, or for bluetoothd or the
+        // adapter to go, which ends the question.
+        let wanted: ManagerState = on ? .poweredOn : .poweredOff
+        try await withDeadline(options.callTimeout, what: "waiting for the adapter to say \(wanted)") {
+            () throws(BLEError) in
+            for await state in states where state == wanted || (state != .poweredOn && state != .poweredOff) {
+                return
+            }
+        }
     }
 }

@@ -9,6 +9,9 @@ struct DiscoverySessions {
     var scans: [UInt64: ScanRequest] = [:]
     var running = false
     var appliedFilter: [String: DBusValue]?
+    /// The serial bluetoothd gave its answer to this central's last StartDiscovery (nil when
+    /// unknown): which `Discovering=false` came after it.
+    var startSerial: UInt32?
     /// An async mutex: start/stop/filter changes must not interleave across awaits.
     var busy = false
     var waiters: [CheckedContinuation<Void, Never>] = []
@@ -112,10 +115,49 @@ extension Central {
         }
         guard !discovery.running else { return }
         do {
-            _ = try await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.startDiscovery)
+            let reply = try await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.startDiscovery)
+            discovery.startSerial = reply.serial
         } catch  where error.code == .inProgress {
             // This connection already has a session (e.g. started before a state glitch).
+            discovery.startSerial = nil
         }
         discovery.running = true
+    }
+
+    /// Whether `event` (a signal bluetoothd numbered `serial`) says the adapter stopped
+    /// discovering while this central's discovery should run, after bluetoothd answered its
+    /// StartDiscovery. One from before that answer is ignored: a client that had set a filter
+    /// leaving while the start was pending (`discovery_disconnect`'s idle branch), which the
+    /// start's own `Discovering=true` follows.
+    func discoveryStoppedUnderUs(_ event: ObjectTreeEvent, serial: UInt32) -> Bool {
+        guard case .propertiesChanged(let path, let interface, let changed, _) = event, path == adapterPath,
+            interface == BlueZInterface.adapter1, changed[AdapterProperties.Key.discovering] == .boolean(false),
+            serial != 0, discovery.running, state == .poweredOn
+        else { return false }
+        return discovery.startSerial.map { PropertyRefreshes.isOlder($0, than: serial) } ?? true
+    }
+
+    /// Restarts a discovery bluetoothd stopped under this central (see
+    /// ``discoveryStoppedUnderUs(_:serial:)``): a client that had set a filter leaving while
+    /// this one discovered alone makes `discovery_stop` stop the kernel's discovery (BlueZ
+    /// 5.66 and later), and this central's session stays registered but hears nothing. The
+    /// same client leaving in the idle phase of a discovery restart says `Discovering=false`
+    /// too; restarting then is harmless. Nothing is done when the adapter is discovering again
+    /// or a newer StartDiscovery was answered since.
+    func reviveDiscovery(after serial: UInt32) async {
+        await lockDiscovery()
+        defer { unlockDiscovery() }
+        guard discovery.running, !discovery.scans.isEmpty, state == .poweredOn,
+            discovery.startSerial.map({ PropertyRefreshes.isOlder($0, than: serial) }) ?? true,
+            (try? session.tree.adapter(at: adapterPath))??.discovering == false
+        else { return }
+        session.logger.log(.info, "bluetoothd stopped the discovery under this central; starting it again")
+        discovery.running = false
+        _ = try? await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.stopDiscovery)
+        do {
+            try await applyDiscovery()
+        } catch {
+            session.logger.log(.info, "restarting the discovery failed: \(error)")
+        }
     }
 }

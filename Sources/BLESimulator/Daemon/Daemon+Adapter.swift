@@ -14,9 +14,9 @@ extension Daemon {
             ExportedProperty("Class", value: .uint32(adapter.powered ? Self.adapterClass : 0)),
             ExportedProperty(
                 "Powered", value: .boolean(adapter.powered), access: .readwrite,
-                onSet: { [weak self] value, _ in
-                    guard case .boolean(let on) = value, let self else { return }
-                    self.applyPower(on, adapter: index, emitPowered: false)
+                deferredSet: { [weak self] value, reply in
+                    guard case .boolean(let on) = value else { return reply.fail(Self.invalidArguments) }
+                    self?.setPoweredCall(on, adapter: index, reply)
                 }),
             ExportedProperty("Discoverable", value: .boolean(false), access: .readwrite),
             ExportedProperty("DiscoverableTimeout", value: .uint32(180), access: .readwrite),
@@ -97,7 +97,8 @@ extension Daemon {
     static let kernelRefused = error(BlueZErrorName.failed, BlueZErrorMessage.inputOutputError)
 
     private func beginDiscovery(_ state: inout SimState, _ reply: MethodReply, _ sender: BusName, adapter index: Int) {
-        let wasIdle = state.discovery[index]?.isEmpty ?? true
+        // A discovery stopped under its sessions (see `discoveryClientLeft`) starts again too.
+        let wasIdle = !state.adapters[index].discovering
         state.discovery[index, default: [:]][sender] = DiscoverySession(filter: state.filters[index]?[sender])
         // bluetoothd replies first, then announces Discovering (bluez-dbus-api.md §1.6).
         reply.succeed()
@@ -122,16 +123,35 @@ extension Daemon {
                 return reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.noDiscoveryStarted))
             }
             state.discovery[index]?[sender] = nil
+            let last = state.discovery[index]?.isEmpty ?? true
+            if last && !state.adapters[index].discovering {
+                // The idle branch of `discovery_stop` (the kernel's discovery was stopped
+                // under this session): the cleanup and Discovering=false, flushed by the reply.
+                cleanUpDiscovery(&state, adapter: index)
+                emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
+                return reply.succeed()
+            }
             reply.succeed()
-            if state.discovery[index]?.isEmpty ?? true { stopDiscovery(&state, adapter: index) }
+            if last { stopDiscovery(&state, adapter: index) }
         }
     }
 
     /// The last session went: RSSI/TxPower of devices seen are invalidated, non-connectable
-    /// temporary devices go, `Discovering` turns false (trace §13.1).
-    func stopDiscovery(_ state: inout SimState, adapter index: Int) {
+    /// temporary devices go, `Discovering` turns false (trace §13.1), announced unless the
+    /// caller announces it with other changes (`adapter_stop`).
+    func stopDiscovery(_ state: inout SimState, adapter index: Int, announce: Bool = true) {
         guard state.adapters.indices.contains(index), state.adapters[index].discovering else { return }
         state.discovery[index] = nil
+        cleanUpDiscovery(&state, adapter: index)
+        state.adapters[index].discovering = false
+        if announce {
+            emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
+        }
+    }
+
+    /// `discovery_cleanup`: the devices seen lose RSSI and TxPower, non-connectable temporary
+    /// devices go.
+    private func cleanUpDiscovery(_ state: inout SimState, adapter index: Int) {
         for path in state.devices.keys.sorted() {
             guard var device = state.devices[path], device.adapterIndex == index, device.seenThisDiscovery else {
                 continue
@@ -151,8 +171,6 @@ extension Daemon {
             let keepConnected = profile.keepsConnectedTemporaries && device.connected
             if !connectable && !keepConnected { removeDevice(&state, path) }
         }
-        state.adapters[index].discovering = false
-        emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
     }
 
     private func setDiscoveryFilter(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
@@ -220,59 +238,6 @@ extension Daemon {
                 reply.succeed()
                 daemon.removeDevice(&state, path)
             }
-        }
-    }
-
-    // MARK: Power
-
-    /// Powers an adapter on or off the way bluetoothd's `adapter_stop` does: sessions freed,
-    /// links dropped, `Discovering=false`, then `Powered`. `emitPowered` is false for a D-Bus
-    /// `Set`, which also announces the transitional PowerState and first removes every
-    /// temporary device (`set_mode`); the caller stores and announces `Powered` itself.
-    func applyPower(_ on: Bool, adapter index: Int, emitPowered: Bool) {
-        core.state.withLock { state in
-            guard isCurrent(state), state.adapters.indices.contains(index) else { return }
-            guard state.adapters[index].powered != on else { return }
-            let path = state.adapters[index].path
-            // A D-Bus `Set` (not rfkill or another mgmt client) goes through `set_mode`: the
-            // transitional PowerState first, and temporary devices go before the kernel is asked.
-            if !emitPowered {
-                if profile.powerState {
-                    emit(
-                        path, BlueZInterface.adapter1,
-                        set: [("PowerState", .string(on ? "off-enabling" : "on-disabling"))])
-                }
-                if !on {
-                    for devicePath in state.devices.keys.sorted() {
-                        guard let device = state.devices[devicePath], device.adapterIndex == index, device.temporary
-                        else { continue }
-                        if device.connected { linkDown(&state, devicePath, reason: .local) }
-                        removeDevice(&state, devicePath)
-                    }
-                }
-            }
-            if !on {
-                for devicePath in state.devices.keys.sorted() {
-                    guard let device = state.devices[devicePath], device.adapterIndex == index else { continue }
-                    for pending in device.pendingConnects {
-                        pending.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.leConnectionAbortByLocal))
-                    }
-                    state.devices[devicePath]?.pendingConnects = []
-                    if device.connected { linkDown(&state, devicePath, reason: .local) }
-                }
-                // `adapter_stop` removes only non-connectable temporaries (`discovery_cleanup`);
-                // the others went above for a D-Bus Set, and stay after rfkill.
-                if state.adapters[index].discovering {
-                    state.discovery[index] = [:]
-                    stopDiscovery(&state, adapter: index)
-                }
-            }
-            state.adapters[index].powered = on
-            // Off: `adapter_stop` zeroes the class (the kernel does not); on: it is set again.
-            var changes: [(String, DBusValue)] = [("Class", .uint32(on ? Self.adapterClass : 0))]
-            if emitPowered { changes.append(("Powered", .boolean(on))) }
-            if profile.powerState { changes.append(("PowerState", .string(on ? "on" : "off"))) }
-            if !changes.isEmpty { emit(path, BlueZInterface.adapter1, set: changes) }
         }
     }
 }

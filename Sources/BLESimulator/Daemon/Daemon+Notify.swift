@@ -40,7 +40,7 @@ extension Daemon {
             if device.connected, device.notifySessions[target.path]?.isEmpty ?? true,
                 let record = state.peripherals[device.address], let server = bridgedTarget(state, record, target)
             {
-                return bridgedStartNotify(&state, server, target, sender, reply)
+                return bridgedStartNotify(&state, server, target, sender, reply, delay: delay)
             }
             guard delay > .zero else { return addNotifySession(&state, reply, target, sender) }
             state.devices[target.device]?.notifyPending[target.path, default: []].insert(sender)
@@ -162,10 +162,13 @@ extension Daemon {
                 daemon.watchAcquiredNotify(ours, target: target)
                 daemon.startTicker(&state, target.path)
             }
-            if case .later(let delay) = fault { return schedule(&state, after: delay, grant) }
+            let delay: Duration
+            if case .later(let later) = fault { delay = later } else { delay = .zero }
+            // A bridged peripheral's application hears the CCC write once the delay ran out.
             if let server = bridgedTarget(state, record, target) {
-                return bridgedAcquireNotify(&state, server, device, reply, grant: grant)
+                return bridgedAcquireNotify(&state, server, device, reply, delay: delay, grant: grant)
             }
+            if delay > .zero { return schedule(&state, after: delay, grant) }
             grant(self, &state)
         }
     }

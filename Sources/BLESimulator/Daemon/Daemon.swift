@@ -144,16 +144,33 @@ final class Daemon: Sendable {
         addTask(task)
     }
 
+    /// bluetoothd's `discovery_disconnect` for a client with a discovery session or a filter
+    /// (`discovery_stop`, in every release). The last session going stops the discovery. A
+    /// client with only a filter is stopped as if it were the last session whenever fewer
+    /// than two others discover: with none running (the idle branch) `Discovering=false` is
+    /// announced all the same (the real 5.66's trace ends with it); with one other client
+    /// discovering, the kernel's discovery is stopped under it (`stop_discovery_complete`),
+    /// its session staying registered but hearing nothing, until it stops and starts again.
+    private func discoveryClientLeft(_ state: inout SimState, _ client: BusName, adapter index: Int) {
+        let hadFilter = state.filters[index]?.removeValue(forKey: client) != nil
+        let hadSession = state.discovery[index]?.removeValue(forKey: client) != nil
+        let others = state.discovery[index]?.count ?? 0
+        guard hadFilter || hadSession, others == 0 || (!hadSession && others == 1) else { return }
+        if others == 1 {
+            state.adapters[index].discovering = false
+            return emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
+        }
+        if state.adapters[index].discovering {
+            stopDiscovery(&state, adapter: index)
+        } else {
+            emit(state.adapters[index].path, BlueZInterface.adapter1, set: [("Discovering", .boolean(false))])
+        }
+    }
+
     private func clientLeft(_ client: BusName) {
         core.state.withLock { state in
             guard isCurrent(state) else { return }
-            for index in state.adapters.indices {
-                state.filters[index]?[client] = nil
-                if state.discovery[index]?[client] != nil {
-                    state.discovery[index]?[client] = nil
-                    if state.discovery[index]?.isEmpty ?? false { stopDiscovery(&state, adapter: index) }
-                }
-            }
+            for index in state.adapters.indices { discoveryClientLeft(&state, client, adapter: index) }
             for path in Array(state.devices.keys) {
                 guard var device = state.devices[path] else { continue }
                 for characteristic in Array(device.notifySessions.keys) {

@@ -9,15 +9,19 @@ extension Daemon {
     // MARK: Reads and writes
 
     /// `ReadValue` on a bridged attribute: the application answers, the value is announced
-    /// as bluetoothd announces a read's cached value, then returned.
+    /// as bluetoothd announces a read's cached value, then returned. Faults act as on a
+    /// virtual peripheral's read; a delay holds the request before it reaches the application.
     func bridgedRead(
         _ state: inout SimState, _ server: ServerTarget, _ device: DeviceState, _ target: GattTarget, offset: UInt16,
         _ reply: MethodReply
     ) {
+        let fault = state.takeFault(.read, address: device.address.description, characteristic: target.uuid)
+        guard let delay = applyGattFault(fault, reply, &state, device: device.path) else { return }
+        let ticket = holdForDelay(&state, device.path, reply, delay)
         let central = centralAddress(state, device)
         let generation = device.linkGeneration
         inOrder(&state, device.path) { [weak self] in
-            guard let self else { return }
+            guard let self, await self.waitOut(delay, ticket, device: device.path) else { return }
             let value: Data
             do throws(RemoteCentralError) {
                 let request = try ServerRequestOptions(
@@ -39,17 +43,27 @@ extension Daemon {
 
     /// `WriteValue` on a bridged attribute: a request is answered once the application
     /// answered; a command at once, as bluetoothd answers once it sent the Write Command.
+    /// Faults act as on a virtual peripheral's write; a delay holds the request (or the
+    /// command and its answer) before it reaches the application.
     func bridgedWrite(
         _ state: inout SimState, _ server: ServerTarget, _ device: DeviceState, _ value: Data, offset: UInt16,
         command: Bool, _ reply: MethodReply
     ) {
-        if command {
+        let uuid = server.descriptor?.uuid ?? server.characteristic.uuid
+        let fault = state.takeFault(.write, address: device.address.description, characteristic: uuid)
+        guard let delay = applyGattFault(fault, reply, &state, device: device.path) else { return }
+        let ticket = holdForDelay(&state, device.path, reply, delay)
+        if command && ticket == nil {
             reply.succeed()
             return bridgedCommand(&state, server, device, value)
         }
         let central = centralAddress(state, device)
         inOrder(&state, device.path) { [weak self] in
-            guard let self else { return }
+            guard let self, await self.waitOut(delay, ticket, device: device.path) else { return }
+            if command {
+                reply.succeed()
+                return await self.forwardCommand(server, central: central, value)
+            }
             do throws(RemoteCentralError) {
                 let request = try ServerRequestOptions(
                     central: central, adapter: server.adapterPath, offset: offset, mtu: Self.bridgeMTU)
@@ -66,16 +80,40 @@ extension Daemon {
     /// channel): nobody waits for it, and a refusal is dropped silently.
     func bridgedCommand(_ state: inout SimState, _ server: ServerTarget, _ device: DeviceState, _ value: Data) {
         let central = centralAddress(state, device)
-        inOrder(&state, device.path) { [weak self] in
-            guard let self else { return }
-            do throws(RemoteCentralError) {
-                let request = try ServerRequestOptions(
-                    central: central, adapter: server.adapterPath, mtu: Self.bridgeMTU)
-                try await self.forwardWrite(value, server, request, type: .command)
-            } catch {
-                return
-            }
-            self.core.state.withLock { state in state.statistics.gattOperations += 1 }
+        inOrder(&state, device.path) { [weak self] in await self?.forwardCommand(server, central: central, value) }
+    }
+
+    private func forwardCommand(_ server: ServerTarget, central: String, _ value: Data) async {
+        do throws(RemoteCentralError) {
+            let request = try ServerRequestOptions(central: central, adapter: server.adapterPath, mtu: Self.bridgeMTU)
+            try await forwardWrite(value, server, request, type: .command)
+        } catch {
+            return
+        }
+        core.state.withLock { state in state.statistics.gattOperations += 1 }
+    }
+
+    // MARK: Delay faults
+
+    /// Holds `reply` as a request in flight while a delay fault runs (as a virtual
+    /// peripheral's delayed request is held), so that link loss fails it meanwhile. Returns
+    /// the ticket ``waitOut(_:_:device:)`` redeems; nil without a delay.
+    private func holdForDelay(
+        _ state: inout SimState, _ device: ObjectPath, _ reply: MethodReply, _ delay: Duration
+    ) -> Int? {
+        guard delay > .zero, let id = state.devices[device]?.nextOperation else { return nil }
+        state.devices[device]?.nextOperation = id + 1
+        state.devices[device]?.pendingOperations[id] = reply
+        return id
+    }
+
+    /// Waits out a delay fault's `delay`; false when the request was answered meanwhile (the
+    /// link went and failed it) or the daemon was replaced, so it must not be forwarded.
+    private func waitOut(_ delay: Duration, _ ticket: Int?, device: ObjectPath) async -> Bool {
+        guard let ticket else { return true }
+        try? await Task.sleep(for: delay)
+        return core.state.withLock { state in
+            isCurrent(state) && state.devices[device]?.pendingOperations.removeValue(forKey: ticket) != nil
         }
     }
 
@@ -91,14 +129,22 @@ extension Daemon {
     /// AcquireNotify), then the session is added and the call answered; a CCC value the
     /// flags refuse fails the call with the peripheral's ATT error.
     func bridgedStartNotify(
-        _ state: inout SimState, _ server: ServerTarget, _ target: GattTarget, _ sender: BusName, _ reply: MethodReply
+        _ state: inout SimState, _ server: ServerTarget, _ target: GattTarget, _ sender: BusName, _ reply: MethodReply,
+        delay: Duration = .zero
     ) {
         guard let device = state.devices[target.device] else { return reply.fail(Self.notConnected) }
         let central = centralAddress(state, device)
         let generation = device.linkGeneration
         state.devices[target.device]?.notifyPending[target.path, default: []].insert(sender)
+        let ticket = holdForDelay(&state, target.device, reply, delay)
         inOrder(&state, target.device) { [weak self] in
             guard let self else { return }
+            guard await self.waitOut(delay, ticket, device: target.device) else {
+                self.core.state.withLock { state in
+                    _ = state.devices[target.device]?.notifyPending[target.path]?.remove(sender)
+                }
+                return
+            }
             var failure: DBusError?
             do throws(RemoteCentralError) {
                 try await self.subscribeBridged(server, central: central)
@@ -120,11 +166,12 @@ extension Daemon {
     /// first, then the channel is granted (`grant`, under the state lock).
     func bridgedAcquireNotify(
         _ state: inout SimState, _ server: ServerTarget, _ device: DeviceState, _ reply: MethodReply,
-        grant: @escaping @Sendable (Daemon, inout SimState) -> Void
+        delay: Duration = .zero, grant: @escaping @Sendable (Daemon, inout SimState) -> Void
     ) {
         let central = centralAddress(state, device)
+        let ticket = holdForDelay(&state, device.path, reply, delay)
         inOrder(&state, device.path) { [weak self] in
-            guard let self else { return }
+            guard let self, await self.waitOut(delay, ticket, device: device.path) else { return }
             do throws(RemoteCentralError) {
                 try await self.subscribeBridged(server, central: central)
             } catch {

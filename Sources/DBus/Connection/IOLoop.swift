@@ -15,7 +15,8 @@ final class IOLoop {
     private var stopping = false
 
     // Watches and timeouts that libdbus asks us to mirror.
-    private var watches: [OpaquePointer] = []
+    /// With their fds, read once: a watch keeps its fd, and the loop matches fds on every wake-up.
+    private var watches: [(watch: OpaquePointer, fd: Int32)] = []
     private var pollSet: [pollfd] = []
     private var pollSetDirty = true
     private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
@@ -207,8 +208,7 @@ final class IOLoop {
     private func rebuildPollSet() {
         pollSet.removeAll(keepingCapacity: true)
         pollSet.append(pollfd(fd: core.wakeFD, events: Int16(POLLIN), revents: 0))
-        for watch in watches where dbus_watch_get_enabled(watch) != 0 {
-            let fd = dbus_watch_get_unix_fd(watch)
+        for (watch, fd) in watches where dbus_watch_get_enabled(watch) != 0 {
             let flags = dbus_watch_get_flags(watch)
             var events: Int16 = 0
             if flags & cdbus_watch_readable != 0 { events |= Int16(POLLIN) }
@@ -237,8 +237,10 @@ final class IOLoop {
             if entry.revents & Int16(POLLERR) != 0 { flags |= cdbus_watch_error }
             if entry.revents & Int16(POLLHUP) != 0 { flags |= cdbus_watch_hangup }
             // Handling a watch may add or remove watches: work on a snapshot, re-check each.
-            for watch in watches where dbus_watch_get_unix_fd(watch) == entry.fd {
-                guard watches.contains(watch), dbus_watch_get_enabled(watch) != 0 else { continue }
+            for (watch, fd) in watches where fd == entry.fd {
+                guard watches.contains(where: { $0.watch == watch }), dbus_watch_get_enabled(watch) != 0 else {
+                    continue
+                }
                 let wanted = dbus_watch_get_flags(watch) | cdbus_watch_error | cdbus_watch_hangup
                 if flags & wanted != 0 { dbus_watch_handle(watch, flags & wanted) }
             }
@@ -261,12 +263,12 @@ final class IOLoop {
     // MARK: Watch and timeout callbacks
 
     fileprivate func watchAdded(_ watch: OpaquePointer) {
-        watches.append(watch)
+        watches.append((watch, dbus_watch_get_unix_fd(watch)))
         pollSetDirty = true
     }
 
     fileprivate func watchRemoved(_ watch: OpaquePointer) {
-        watches.removeAll { $0 == watch }
+        watches.removeAll { $0.watch == watch }
         pollSetDirty = true
     }
 

@@ -127,12 +127,21 @@ public struct ExportedProperty: Sendable {
     /// How changes are announced.
     public var changeSignal: ChangeSignal
     /// Called for a `Set` from the bus before the value is stored; throwing refuses the write.
+    /// The connection then stores the value, announces it, and replies, in that order.
     public var onSet: (@Sendable (DBusValue, DBusMessage) async throws -> Void)?
+    /// Answers a `Set` from the bus in place of ``onSet`` and the connection's store: called
+    /// on the I/O thread (quick, as ``ExportedMethod/Handler/deferred(_:)``) with a value of
+    /// the property's type, it replies through the ``MethodReply`` once the change is done and
+    /// stores the value itself (``Connection/updateProperties(_:removing:interface:path:)``),
+    /// so that a server can reply before it announces the change, or announce it in one
+    /// `PropertiesChanged` with the changes it causes.
+    public var deferredSet: (@Sendable (DBusValue, MethodReply) -> Void)?
 
     /// Creates a property.
     public init(
         _ name: String, value: DBusValue, access: Access = .read, changeSignal: ChangeSignal = .emitsValue,
-        onSet: (@Sendable (DBusValue, DBusMessage) async throws -> Void)? = nil
+        onSet: (@Sendable (DBusValue, DBusMessage) async throws -> Void)? = nil,
+        deferredSet: (@Sendable (DBusValue, MethodReply) -> Void)? = nil
     ) {
         self.name = name
         self.value = value
@@ -141,6 +150,7 @@ public struct ExportedProperty: Sendable {
         self.access = access
         self.changeSignal = changeSignal
         self.onSet = onSet
+        self.deferredSet = deferredSet
     }
 
     /// Creates an optional property that is absent for now; it appears when first set.
@@ -160,6 +170,7 @@ public struct ExportedProperty: Sendable {
         access = other.access
         changeSignal = other.changeSignal
         onSet = other.onSet
+        deferredSet = other.deferredSet
     }
 }
 

@@ -141,6 +141,11 @@ enum IncomingCall: Sendable {
             return .error(
                 DBusError.StandardName.invalidArgs, "property \(name) has type \(property.type.signature)")
         }
+        if let answer = property.deferredSet, let setName = call.member {
+            // Answered like a deferred method: the setter replies and stores when it chooses.
+            let set = ExportedMethod.deferred(setName) { _, reply in answer(value, reply) }
+            return restricting(.invoke(set), to: interface.acceptedSender)
+        }
         return restricting(
             .setProperty(interface: interfaceName, name: name, value: value, property: property),
             to: interface.acceptedSender)

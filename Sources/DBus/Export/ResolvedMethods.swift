@@ -36,7 +36,9 @@ struct ResolvedMethods {
             return entries[index].resolution
         }
         let resolution = IncomingCall.resolve(call, signature: signature, in: table)
-        guard resolution.isMethodInvocation else { return resolution }
+        // A property's `Set` resolves by its arguments (which property, which value), which
+        // the key leaves out.
+        guard resolution.isMethodInvocation, call.interface != .properties else { return resolution }
         let entry = Entry(
             path: path, interface: call.interface, member: member, signature: signature, resolution: resolution)
         if entries.count < Self.capacity {

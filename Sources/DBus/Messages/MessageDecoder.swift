@@ -24,14 +24,21 @@ enum MessageDecoder {
         default: throw DBusError(.invalidValue, message: "message of unknown type")
         }
         var result = DBusMessage(kind: kind)
-        result.path = dbus_message_get_path(message).map { ObjectPath(unchecked: String(cString: $0)) }
-        result.interface = dbus_message_get_interface(message).map { InterfaceName(unchecked: String(cString: $0)) }
-        result.member = dbus_message_get_member(message).map { MemberName(unchecked: String(cString: $0)) }
-        result.errorName = dbus_message_get_error_name(message).map { String(cString: $0) }
+        // Each field is a search of the header: only the kinds that have one look.
+        if kind == .methodCall || kind == .signal {
+            result.path = dbus_message_get_path(message).map { ObjectPath(unchecked: String(cString: $0)) }
+            result.interface = dbus_message_get_interface(message).map {
+                InterfaceName(unchecked: String(cString: $0))
+            }
+            result.member = dbus_message_get_member(message).map { MemberName(unchecked: String(cString: $0)) }
+        }
+        if kind == .error {
+            result.errorName = dbus_message_get_error_name(message).map { String(cString: $0) }
+        }
         result.sender = dbus_message_get_sender(message).map { BusName(unchecked: String(cString: $0)) }
         result.destination = dbus_message_get_destination(message).map { BusName(unchecked: String(cString: $0)) }
         result.serial = dbus_message_get_serial(message)
-        result.replySerial = dbus_message_get_reply_serial(message)
+        if kind == .methodReturn || kind == .error { result.replySerial = dbus_message_get_reply_serial(message) }
         result.noReplyExpected = dbus_message_get_no_reply(message) != 0
         return result
     }

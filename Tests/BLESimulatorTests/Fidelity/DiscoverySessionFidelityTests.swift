@@ -92,6 +92,71 @@ struct DiscoverySessionFidelityTests {
         }
     }
 
+    @Test(
+        "A client that set a filter leaving while no discovery runs: Discovering=false again (discovery_disconnect)",
+        arguments: Release.allCases)
+    func filterClientLeavingWhileIdle(release: Release) async throws {
+        try await Fidelity.run(release) { _, client, bus in
+            let other = try await RecordingClient.connect(to: bus)
+            #expect(await other.setDiscoveryFilter(["Transport": .string("le")]) == nil)
+            let mark = client.transcript.mark
+            other.close()
+            try await client.transcript.first("Discovering=false") {
+                $0.isPropertiesChanged(Paths.adapter, BlueZInterface.adapter1)
+                    && $0.changedProperties["Discovering"] == .boolean(false)
+            }
+            #expect(client.transcript.lines(since: mark, kinds: [.signal]) == [Self.discovering(false)])
+        }
+    }
+
+    @Test("A client without a filter or session leaving announces nothing", arguments: Release.allCases)
+    func plainClientLeavingIsSilent(release: Release) async throws {
+        try await Fidelity.run(release) { _, client, bus in
+            let other = try await RecordingClient.connect(to: bus)
+            let mark = client.transcript.mark
+            other.close()
+            // A filter set and dropped by a third client after that is the event to wait for.
+            let third = try await RecordingClient.connect(to: bus)
+            #expect(await third.setDiscoveryFilter(["Transport": .string("le")]) == nil)
+            third.close()
+            try await client.transcript.first("Discovering=false") { $0.changedProperties["Discovering"] != nil }
+            #expect(client.transcript.lines(since: mark, kinds: [.signal]) == [Self.discovering(false)])
+        }
+    }
+
+    @Test(
+        "A client with only a filter leaving while one other client discovers stops that discovery under it",
+        arguments: Release.allCases)
+    func filterClientLeavingStopsALoneDiscovery(release: Release) async throws {
+        try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { _, client, bus in
+            try await client.startDiscovery()
+            try await client.waitForDevice(Paths.sensor)
+            let other = try await RecordingClient.connect(to: bus)
+            #expect(await other.setDiscoveryFilter(["Transport": .string("le")]) == nil)
+            let mark = client.transcript.mark
+            other.close()
+            // `discovery_stop` sees fewer than two discovering clients and stops the kernel's
+            // discovery (`stop_discovery_complete`); the remaining session stays registered.
+            try await client.transcript.first("Discovering=false", since: mark) {
+                $0.isPropertiesChanged(Paths.adapter, BlueZInterface.adapter1)
+                    && $0.changedProperties["Discovering"] == .boolean(false)
+            }
+            #expect(try await client.get(Paths.adapter, BlueZInterface.adapter1, "Discovering") == .boolean(false))
+            let again = await client.error(Paths.adapter, BlueZInterface.adapter1, "StartDiscovery")
+            expectError(again, BlueZErrorName.inProgress, BlueZErrorMessage.operationAlreadyInProgress)
+            // Stopping it takes the idle branch: the cleanup and Discovering=false before the reply.
+            let stop = client.transcript.mark
+            try await client.call(Paths.adapter, BlueZInterface.adapter1, "StopDiscovery")
+            let lines = client.transcript.lines(since: stop, kinds: [.reply, .signal])
+            let reply = try #require(lines.firstIndex { $0.hasPrefix("← StopDiscovery") }, "\(lines)")
+            let stopped = try #require(lines.firstIndex(of: Self.discovering(false)), "\(lines)")
+            #expect(stopped < reply, "\(lines)")
+            // Starting again runs a new discovery.
+            try await client.startDiscovery()
+            #expect(try await client.get(Paths.adapter, BlueZInterface.adapter1, "Discovering") == .boolean(true))
+        }
+    }
+
     @Test("Another client leaving keeps a running discovery", arguments: Release.allCases)
     func otherClientLeavingKeepsDiscovery(release: Release) async throws {
         try await Fidelity.run(release) { _, client, bus in

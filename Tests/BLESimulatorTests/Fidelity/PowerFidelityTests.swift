@@ -53,7 +53,8 @@ struct PowerFidelityTests {
             let beaconGone = try #require(Self.index(lines, "InterfacesRemoved \(Paths.beacon.rawValue)"), "\(lines)")
             let powered = try #require(Self.index(lines, "'Powered': <false>"), "\(lines)")
             #expect(connected < discovering)
-            #expect(discovering < powered)
+            // `adapter_stop`'s Discovering=false goes out with Powered, in one signal.
+            #expect(discovering == powered)
             #expect(beaconGone < powered)
             // Powered is announced once.
             #expect(lines.filter { $0.contains("'Powered'") }.count == 1)
@@ -78,6 +79,49 @@ struct PowerFidelityTests {
             #expect(try await client.get(Paths.adapter, BlueZInterface.adapter1, "Discovering") == .boolean(false))
             let stop = await client.error(Paths.adapter, BlueZInterface.adapter1, "StopDiscovery")
             expectError(stop, BlueZErrorName.failed, BlueZErrorMessage.noDiscoveryStarted)
+        }
+    }
+
+    @Test(
+        "Set(Powered) replies first, then announces once; off says Discovering=false with no discovery running",
+        arguments: Release.allCases)
+    func setPoweredRepliesBeforeItAnnounces(release: Release) async throws {
+        try await Fidelity.run(release, peripherals: []) { _, client, _ in
+            let off = client.transcript.mark
+            try await client.set(Paths.adapter, BlueZInterface.adapter1, "Powered", .boolean(false))
+            let powerOff = try await client.transcript.first("Powered=false", since: off) {
+                $0.isPropertiesChanged(Paths.adapter, BlueZInterface.adapter1)
+                    && $0.changedProperties["Powered"] == .boolean(false)
+            }
+            try await client.settle()
+            var lines = client.transcript.lines(since: off, kinds: [.reply, .signal])
+            let offReply = try #require(lines.firstIndex { $0.hasPrefix("← Set") }, "\(lines)")
+            #expect(offReply < (Self.index(lines, "'Powered': <false>") ?? -1), "\(lines)")
+            let changes = powerOff.changedProperties
+            #expect(changes["Discovering"] == .boolean(false))
+            #expect(changes["Class"] == .uint32(0))
+            #expect(lines.filter { $0.contains("'Powered'") }.count == 1)
+            #expect(lines.filter { $0.contains("'Discovering'") }.count == 1, "\(lines)")
+
+            // Powering on: the kernel's class change before the reply, Powered after it.
+            let on = client.transcript.mark
+            try await client.set(Paths.adapter, BlueZInterface.adapter1, "Powered", .boolean(true))
+            try await client.transcript.first("Powered=true", since: on) {
+                $0.isPropertiesChanged(Paths.adapter, BlueZInterface.adapter1)
+                    && $0.changedProperties["Powered"] == .boolean(true)
+            }
+            try await client.settle()
+            lines = client.transcript.lines(since: on, kinds: [.reply, .signal])
+            let classSet = try #require(Self.index(lines, "'Class'"), "\(lines)")
+            let reply = try #require(lines.firstIndex { $0.hasPrefix("← Set") }, "\(lines)")
+            let powered = try #require(Self.index(lines, "'Powered': <true>"), "\(lines)")
+            #expect(classSet < reply && reply < powered, "\(lines)")
+
+            // The value it already has: a reply, nothing announced.
+            let again = client.transcript.mark
+            try await client.set(Paths.adapter, BlueZInterface.adapter1, "Powered", .boolean(true))
+            try await client.settle()
+            #expect(client.transcript.lines(since: again, kinds: [.signal]).isEmpty)
         }
     }
 

@@ -71,4 +71,29 @@ import Testing
             }
         }
     }
+
+    /// A property's `Set` answered by its own setter resolves by its arguments: each call must
+    /// reach the setter of the property it names, with the value it carries.
+    @Test func setsOfSetterPropertiesReachTheirOwnSetterWithTheirValue() async throws {
+        try await withServiceAndClient { _, service, client in
+            let received = PosixMutex<[String]>([])
+            let property = { (name: String) in
+                ExportedProperty(
+                    name, value: .string(""), access: .readwrite,
+                    deferredSet: { value, reply in
+                        if case .string(let text) = value { received.withLock { $0.append("\(name)=\(text)") } }
+                        reply.succeed()
+                    })
+            }
+            try service.export(
+                [ExportedInterface(Self.interface, properties: [property("A"), property("B")])], at: Self.path)
+            for (name, text) in [("A", "1"), ("A", "2"), ("B", "3"), ("A", "4")] {
+                _ = try await client.call(
+                    destination: service.uniqueName, path: Self.path, interface: .properties,
+                    member: Self.fixed { try MemberName("Set") },
+                    arguments: [.string(Self.interface.rawValue), .string(name), .variant(.string(text))])
+            }
+            #expect(received.withLock { $0 } == ["A=1", "A=2", "B=3", "A=4"])
+        }
+    }
 }

@@ -22,7 +22,11 @@ enum TraceScenario {
         try await peripheral.disconnect()
         try await recording.waitFor("Connected: b=false", from: mark)
         try await recording.waitFor("ServicesResolved: b=false", from: mark)
+        let closing = recording.lines.count
         await central.close()
+        // The SDK's filter leaves with it: `discovery_disconnect` announces Discovering=false
+        // although no discovery runs (after the close, so wait for it before the end marker).
+        try await recording.waitFor("Discovering: b=false", from: closing)
         return try await recording.finish()
     }
 
