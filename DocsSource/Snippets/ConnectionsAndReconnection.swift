@@ -22,6 +22,7 @@ enum ConnectionsAndReconnection {
                 case .connected: print("connected again; subscriptions are re-armed")
                 case .reconnectFailed(let code): print("gave up: \(code)")
                 case .servicesChanged: print("the GATT database changed; look the characteristics up again")
+                case .pairingChanged(let isPaired): print(isPaired ? "bonded" : "bond removed")
                 }
                 seen.append(event)
                 if seen.count == stop { break }

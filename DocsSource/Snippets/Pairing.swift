@@ -45,4 +45,20 @@ enum Pairing {
         await central.close()
         return (paired, afterForget)
     }
+
+    /// Connects to a peripheral that asks for a bond by itself (a Security Request right after
+    /// connecting) and returns once it is paired, with the default handler answering.
+    static func bondRequestedByPeripheral(bus: Bus, id: PeripheralID) async throws(BLEError) -> Bool {
+        // snippet.begin peer-pairing
+        let central = try await Central(bus: bus)  // JustWorksPairing: accepts Just Works
+        let peripheral = try await central.connect(id, timeout: .seconds(10))
+        let events = peripheral.events  // subscribed before reading isPaired: no change is missed
+        if await !peripheral.isPaired {
+            for await event in events where event == .pairingChanged(isPaired: true) { break }
+        }
+        // snippet.end
+        let paired = await peripheral.isPaired
+        await central.close()
+        return paired
+    }
 }

@@ -72,6 +72,18 @@ struct ArticleSnippetTests {
         #expect(wrong == .authenticationFailed)
     }
 
+    @Test(
+        "Pairing: a peripheral asking for a bond by itself is bonded through the default handler",
+        .timeLimit(.minutes(1)))
+    func peerPairing() async throws {
+        var monitor = SnippetFixture.heartRateMonitor()
+        monitor.pairing.requestsSecurity = .encrypted
+        let paired = try await SnippetFixture.run(monitor: monitor) { fixture in
+            try await Pairing.bondRequestedByPeripheral(bus: fixture.blePath, id: try fixture.id)
+        }
+        #expect(paired)
+    }
+
     @Test("Notifications: subscribe first, then trigger; nothing is lost")
     func subscribeFirst() async throws {
         let result = try await SnippetFixture.run { fixture in

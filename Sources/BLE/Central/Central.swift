@@ -28,7 +28,7 @@ public actor Central {
     var discovery = DiscoverySessions()
     var peripherals: [PeripheralID: Peripheral] = [:]
     var connectAttempts: [PeripheralID: SharedAttempt<Peripheral>] = [:]
-    /// The pairing agent, registered with bluetoothd when this central first pairs.
+    /// The pairing agent, registered with bluetoothd before this central first connects or pairs.
     nonisolated let pairingAgent: PairingAgent
 
     /// The actor runs where the bus connection does its I/O.

@@ -1,8 +1,9 @@
 import BlueZ
 import DBus
 
-/// The central's `org.bluez.Agent1`: registered with bluetoothd before this process pairs, so
-/// `Pair` uses it (bluetoothd prefers the caller's own agent), and answering through the
+/// The central's `org.bluez.Agent1`: registered with bluetoothd before this process connects or
+/// pairs, so `Pair` uses it (bluetoothd prefers the caller's own agent) and, when it is the
+/// default agent, so do pairings a peripheral starts; it answers through the
 /// app's ``PairingHandler``.
 ///
 /// Calls are accepted only from the current owner of `org.bluez`

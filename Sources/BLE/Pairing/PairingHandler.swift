@@ -10,6 +10,20 @@
 ///
 /// Requests reach the handler only from bluetoothd: any other client on the bus that calls the
 /// agent is refused by the bus connection before the handler could see it.
+///
+/// ## Pairings the peripheral starts
+///
+/// Many sensors ask for security themselves (an SMP Security Request right after connecting, or
+/// an Insufficient Authentication answer): Linux then pairs without ``Peripheral/pair(timeout:)``
+/// and bluetoothd asks its *default* agent, the first one registered. The central registers its
+/// agent before its first connection, so on a system with no other agent (a gateway, a
+/// container) these questions reach this handler too, and ``Peripheral/isPaired`` and
+/// ``ConnectionEvent/pairingChanged(isPaired:)`` follow the result. Where a desktop agent
+/// registered first, that agent is asked instead.
+///
+/// BlueZ does not say who started a pairing, so the passkey and confirmation questions look the
+/// same either way. One exception: ``authorize(_:)`` is asked only for a Just Works pairing that
+/// no `Pair` call started (BlueZ accepts Just Works by itself under ``Peripheral/pair(timeout:)``).
 public protocol PairingHandler: Sendable {
     /// What this device can show and type.
     var capability: PairingCapability { get }
@@ -21,7 +35,8 @@ public protocol PairingHandler: Sendable {
     func display(passkey: UInt32, entered: UInt16, for peripheral: PeripheralID) async
     /// Whether `passkey` is the number the peripheral shows (numeric comparison).
     func confirm(passkey: UInt32, for peripheral: PeripheralID) async -> Bool
-    /// Whether to accept a pairing the peripheral started (Just Works or cable pairing).
+    /// Whether to accept a Just Works pairing the peripheral started (its Security Request),
+    /// or a cable pairing. Never asked for a pairing ``Peripheral/pair(timeout:)`` started.
     func authorize(_ peripheral: PeripheralID) async -> Bool
     /// Whether `peripheral` may connect to this device's `service` (BR/EDR profiles).
     func authorizeService(_ service: BluetoothUUID, for peripheral: PeripheralID) async -> Bool
@@ -52,12 +67,17 @@ extension PairingHandler {
     public func cancelled() {}
 }
 
-/// The default handler: no display, no keyboard (`NoInputNoOutput`), so every pairing this
-/// process starts is Just Works and BlueZ never asks anything. A peripheral that demands an
-/// authenticated key then refuses to pair (``BLEError/Code/authenticationFailed``).
+/// The default handler: no display, no keyboard (`NoInputNoOutput`), so every pairing is Just
+/// Works. BlueZ asks nothing for one this process starts, and asks ``authorize(_:)`` for one a
+/// peripheral starts, which this handler accepts. A peripheral that demands an authenticated
+/// key then fails to pair (``BLEError/Code/authenticationFailed`` from
+/// ``Peripheral/pair(timeout:)``; no bond when it asked by itself).
 public struct JustWorksPairing: PairingHandler {
     /// `NoInputNoOutput`.
     public var capability: PairingCapability { .noInputNoOutput }
+
+    /// Accepts: Just Works is what this handler is for, whoever starts it.
+    public func authorize(_ peripheral: PeripheralID) async -> Bool { true }
 
     /// The handler.
     public init() {}

@@ -48,6 +48,11 @@ public enum ConnectionEvent: Sendable, Hashable {
     /// BlueZ added or removed GATT objects of the connected device: handles obtained earlier
     /// may be stale (Core Bluetooth's `didModifyServices`).
     case servicesChanged
+    /// BlueZ's `Device1.Paired` changed: a bond was made (by ``Peripheral/pair(timeout:)``,
+    /// or by a pairing the peripheral asked for, answered through the ``PairingHandler``) or
+    /// removed (``Central/forget(_:)``). Sent while the peripheral is followed (from its first
+    /// connection on).
+    case pairingChanged(isPaired: Bool)
 }
 
 /// Where a peripheral's connection stands.

@@ -24,6 +24,8 @@ public actor Peripheral {
     var gatt = GattClientState()
     /// The pairing in flight, which concurrent ``pair(timeout:)`` calls share.
     var pairAttempt: SharedAttempt<Void>?
+    /// `Device1.Paired` as last seen, to tell its changes (``ConnectionEvent/pairingChanged(isPaired:)``).
+    var lastKnownPaired = false
     nonisolated let notificationBufferSize: Int
     nonisolated let operationTimeout: Duration
 
@@ -56,6 +58,7 @@ public actor Peripheral {
     func follow() {
         guard follower == nil else { return }
         let events = session.events(under: devicePath)
+        lastKnownPaired = (try? session.tree.device(at: devicePath))??.paired ?? false
         follower = Task(executorPreference: session.connection.executor) { [weak self] in
             for await event in events {
                 guard let self else { return }
@@ -111,6 +114,12 @@ public actor Peripheral {
                     linkWentDown(session.daemonStatus.present ? .deviceRemoved : .bluetoothUnavailable)
                 } else if let device, !device.connected, connectionState == .connected {
                     linkDropped(adapter: device.adapter)
+                }
+                // A removed device lost its bond; bluetoothd leaving empties the tree but keeps it.
+                let paired = device?.paired ?? (session.daemonStatus.present ? false : lastKnownPaired)
+                if paired != lastKnownPaired {
+                    lastKnownPaired = paired
+                    eventBroadcast.yield(.pairingChanged(isPaired: paired))
                 }
             }
             let gattChanged = changes.contains { change in
@@ -231,8 +240,12 @@ public actor Peripheral {
         defer { events.cancel() }
         let session = self.session
         let devicePath = self.devicePath
+        let agent = central?.pairingAgent
         do {
             try await withDeadline(timeout, what: "connecting") { () throws(BLEError) in
+                // Registered before the link is up: a peripheral may ask for security at once,
+                // and bluetoothd then asks its default agent. A failure shows at pair().
+                try? await agent?.register()
                 try await Self.connectAndResolve(session: session, device: devicePath, timeout: timeout)
             }
         } catch {

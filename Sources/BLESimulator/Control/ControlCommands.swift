@@ -88,6 +88,14 @@ struct ControlCommands: Sendable {
         try alive().dropLink(address: address, after: .milliseconds(Int64(afterMilliseconds)))
     }
 
+    func requestSecurity(address: String, level: String) throws(DBusError) -> UInt32 {
+        guard let level = SimulatedPairing.SecurityLevel(rawValue: level) else {
+            throw SimulatorControlError.make(
+                SimulatorControlError.invalidArguments, "level \"\(level)\" is not \"encrypted\" or \"authenticated\"")
+        }
+        return UInt32(try alive().requestSecurity(address: address, level: level))
+    }
+
     func setPowered(adapter: UInt32, on: Bool) throws(DBusError) {
         let simulator = try alive()
         guard Int(adapter) < simulator.adapterCount else {

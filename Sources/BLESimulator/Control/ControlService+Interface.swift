@@ -42,6 +42,10 @@ extension ControlService {
                 try commands.dropLink(address: try call.argument(0), afterMilliseconds: try call.argument(1))
                 return []
             },
+            Self.method("RequestSecurity", in: "ss", out: "u") { call throws(DBusError) in
+                let started = try commands.requestSecurity(address: try call.argument(0), level: try call.argument(1))
+                return [.uint32(started)]
+            },
             Self.method("SetPowered", in: "ub") { call throws(DBusError) in
                 try commands.setPowered(adapter: try call.argument(0), on: try call.argument(1))
                 return []

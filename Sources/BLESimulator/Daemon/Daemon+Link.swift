@@ -112,6 +112,7 @@ extension Daemon {
             try? connection.storeSilently(connected, interface: BlueZInterface.device1, path: path)
         }
         for reply in waiting { reply.succeed() }
+        securityRequestAfterConnect(&state, path, generation)
         schedule(&state, after: options.resolveDelay) { daemon, state in daemon.resolve(&state, path, generation) }
     }
 
@@ -157,6 +158,11 @@ extension Daemon {
             changes.append(("UUIDs", uuids))
         }
         changes.append(("ServicesResolved", .boolean(true)))
+        if device.pendingPaired {
+            // A pairing the peer asked for ended before resolution (`device_svc_resolved`).
+            state.devices[path]?.pendingPaired = false
+            changes.append(("Paired", .boolean(true)))
+        }
         emit(path, BlueZInterface.device1, set: changes)
         attachBattery(&state, path)
         bridgedLinkUp(&state, path)

@@ -132,8 +132,11 @@ struct DeviceState: Sendable {
     var bondSecurity = AttributeSecurity.none
     /// Replies owed to Connect calls waiting for the link.
     var pendingConnects: [MethodReply] = []
-    /// A `Pair` in progress.
+    /// A `Pair` in progress, or a pairing the peripheral asked for.
     var bonding: Bonding?
+    /// Bonded by a pairing the peripheral asked for before services were resolved: `Paired`
+    /// is announced with `ServicesResolved` (`pending_paired` of `src/device.c`).
+    var pendingPaired = false
     /// Delayed GATT requests still owed a reply, by id; link loss fails them (ATT 0x0E).
     var pendingOperations: [Int: MethodReply] = [:]
     var nextOperation = 0

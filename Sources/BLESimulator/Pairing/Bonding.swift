@@ -1,9 +1,10 @@
 import DBus
 
-/// A `Pair` in progress on one device (`struct bonding_req` of `src/device.c`).
+/// A pairing in progress on one device: a `Pair` (`struct bonding_req` of `src/device.c`), or
+/// one the peripheral asked for (only an `authentication_req`: there is no call to answer).
 struct Bonding: Sendable {
-    /// The `Pair` call, answered when bonding ends.
-    var reply: MethodReply
+    /// The `Pair` call, answered when bonding ends; nil when the peripheral started it.
+    var reply: MethodReply?
     /// Who called `Pair`: bonding is cancelled if it leaves the bus.
     var requester: BusName?
     /// The agent that answers for it, if any.
@@ -17,4 +18,7 @@ struct Bonding: Sendable {
     var agentAsked = false
     /// Whether the device was stored before `Pair` made it persistent.
     var wasStored: Bool
+    /// The security the peripheral asked for with a Security Request; nil for a `Pair`. Such a
+    /// pairing has no `Pair` to auto-accept Just Works, so the agent is asked to authorize it.
+    var requestedByPeer: AttributeSecurity?
 }

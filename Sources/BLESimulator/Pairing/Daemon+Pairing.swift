@@ -17,13 +17,25 @@ extension Daemon {
             let wasStored = state.stored.contains(device.address)
             device.temporary = false
             state.stored.insert(device.address)
-            guard device.bonding == nil else {
+            // A pairing the peer started has no `bonding_req`: only a `Pair` makes one busy.
+            let peerPairing = device.bonding?.requestedByPeer != nil
+            guard device.bonding == nil || peerPairing else {
                 state.devices[path] = device
                 return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
             }
             guard !device.paired else {
                 state.devices[path] = device
                 return reply.fail(Self.error(BlueZErrorName.alreadyExists, BlueZErrorMessage.alreadyExists))
+            }
+            if peerPairing {
+                state.devices[path] = device
+                guard state.devices[path]?.bonding?.reply == nil else {
+                    return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
+                }
+                // The kernel is pairing already: mgmt Pair Device completes with that pairing.
+                state.devices[path]?.bonding?.reply = reply
+                state.devices[path]?.bonding?.requester = call.sender
+                return
             }
             let agent = state.agents.agent(for: call.sender)
             let peer = state.peripherals[device.address]?.definition
@@ -69,7 +81,7 @@ extension Daemon {
     }
 
     /// SMP on an up link: the peripheral's refusal, the method's user step, then key exchange.
-    private func startSMP(_ state: inout SimState, _ path: ObjectPath, _ token: Int) {
+    func startSMP(_ state: inout SimState, _ path: ObjectPath, _ token: Int) {
         guard let device = state.devices[path], let bonding = device.bonding, bonding.token == token else { return }
         let pairing = state.peripherals[device.address]?.definition.pairing ?? SimulatedPairing()
         if pairing.rejects {
@@ -77,16 +89,24 @@ extension Daemon {
                 daemon.finishBonding(&state, path, token, .failure(BlueZErrorName.authenticationRejected))
             }
         }
-        if bonding.method == .justWorks && pairing.requiresAuthentication {
+        let peerWantsMITM = pairing.requiresAuthentication || bonding.requestedByPeer == .authenticated
+        if bonding.method == .justWorks && peerWantsMITM {
             // The peer's MITM requirement cannot be met: SMP "Authentication Requirements".
             return schedule(&state, after: options.pairingDelay) { daemon, state in
                 daemon.finishBonding(&state, path, token, .failure(BlueZErrorName.authenticationFailed))
             }
         }
-        guard let agent = bonding.agent, bonding.method != .justWorks else {
-            // Just Works started by us is accepted without asking anyone (`confirm_hint`).
+        if bonding.method == .justWorks && bonding.requestedByPeer == nil {
+            // Just Works under a `Pair` is accepted without asking anyone (`confirm_hint`
+            // with `device->bonding` set, `device_confirm_passkey`).
             return schedule(&state, after: options.pairingDelay) { daemon, state in
                 daemon.finishBonding(&state, path, token, .success)
+            }
+        }
+        guard let agent = bonding.agent else {
+            // `new_auth` finds no agent: the kernel's request gets a negative reply.
+            return schedule(&state, after: options.pairingDelay) { daemon, state in
+                daemon.finishBonding(&state, path, token, .failure(BlueZErrorName.authenticationFailed))
             }
         }
         switch bonding.method {
@@ -107,7 +127,11 @@ extension Daemon {
                 token
             ) { reply in reply.body.isEmpty }
         case .justWorks:
-            break
+            // Only a pairing the peer started gets here: `confirm_hint` without a bonding asks
+            // the agent to authorize it (`agent_request_authorization`).
+            ask(agent, BlueZMethod.requestAuthorization, [.objectPath(path)], &state, path, token) { reply in
+                reply.body.isEmpty
+            }
         }
     }
 
@@ -173,16 +197,22 @@ extension Daemon {
             return
         }
         device.bonding = nil
+        let wasPaired = device.paired
         device.paired = true
         device.bondSecurity = bonding.method.security
         state.bonds[device.address] = bonding.method.security
+        guard let reply = bonding.reply, bonding.requestedByPeer == nil else {
+            peerBondingComplete(&state, &device, announce: !wasPaired)
+            bonding.reply?.succeed()
+            return
+        }
         state.devices[path] = device
         emit(path, BlueZInterface.device1, set: [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
-        guard bonding.openedLink, !device.servicesResolved else { return bonding.reply.succeed() }
+        guard bonding.openedLink, !device.servicesResolved else { return reply.succeed() }
         let generation = device.linkGeneration
         schedule(&state, after: options.resolveDelay) { daemon, state in
             daemon.resolve(&state, path, generation)
-            bonding.reply.succeed()
+            reply.succeed()
         }
     }
 
@@ -191,7 +221,7 @@ extension Daemon {
         guard let bonding = device.bonding else { return }
         device.bonding = nil
         if bonding.agentAsked, let agent = bonding.agent { notify(agent, BlueZMethod.cancel) }
-        bonding.reply.fail(Self.error(name, message))
+        bonding.reply?.fail(Self.error(name, message))
     }
 
     private static func message(for name: String) -> String {
@@ -213,7 +243,8 @@ extension Daemon {
             guard isCurrent(state), let device = state.devices[path] else {
                 return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
             }
-            if let bonding = device.bonding {
+            // A pairing the peer started has no `bonding_req` to cancel: it goes on.
+            if let bonding = device.bonding, bonding.requestedByPeer == nil {
                 finishBonding(&state, path, bonding.token, .failure(BlueZErrorName.authenticationCanceled))
                 return reply.succeed()
             }

@@ -19,6 +19,15 @@ public struct SimulatedPairing: Sendable, Hashable, Codable {
         case keyboardDisplay = "KeyboardDisplay"
     }
 
+    /// The security a peripheral asks for with an SMP Security Request (Core Vol 3 Part H 3.6.7):
+    /// an encrypted link (bonding, no MITM flag) or an authenticated one (MITM flag set).
+    public enum SecurityLevel: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Any key will do: Just Works is enough.
+        case encrypted
+        /// An authenticated (MITM-protected) key: passkey entry or numeric comparison.
+        case authenticated
+    }
+
     /// The peripheral's IO capability.
     public var ioCapability: IOCapability = .noInputNoOutput
     /// The six-digit passkey the peripheral shows (passkey entry on our side), types (when
@@ -29,19 +38,26 @@ public struct SimulatedPairing: Sendable, Hashable, Codable {
     public var requiresAuthentication = false
     /// Whether it refuses to pair at all (SMP "Pairing Not Supported"): `AuthenticationRejected`.
     public var rejects = false
+    /// Whether it sends a Security Request as soon as a link is up (sensors that demand a bond
+    /// do), so that the central's kernel pairs without anyone calling `Pair`; nil: it never asks
+    /// by itself (``Simulator/requestSecurity(address:level:)`` still can).
+    public var requestsSecurity: SecurityLevel?
 
     /// Just Works, no demands.
     public init(
         ioCapability: IOCapability = .noInputNoOutput, passkey: UInt32 = 123_456, requiresAuthentication: Bool = false,
-        rejects: Bool = false
+        rejects: Bool = false, requestsSecurity: SecurityLevel? = nil
     ) {
         self.ioCapability = ioCapability
         self.passkey = passkey
         self.requiresAuthentication = requiresAuthentication
         self.rejects = rejects
+        self.requestsSecurity = requestsSecurity
     }
 
-    private enum CodingKeys: String, CodingKey { case ioCapability, passkey, requiresAuthentication, rejects }
+    private enum CodingKeys: String, CodingKey {
+        case ioCapability, passkey, requiresAuthentication, rejects, requestsSecurity
+    }
 
     /// Decodes with every field optional; an unknown key is an error.
     public init(from decoder: any Decoder) throws {
@@ -51,5 +67,6 @@ public struct SimulatedPairing: Sendable, Hashable, Codable {
         passkey = try c.decodeIfPresent(UInt32.self, forKey: .passkey) ?? 123_456
         requiresAuthentication = try c.decodeIfPresent(Bool.self, forKey: .requiresAuthentication) ?? false
         rejects = try c.decodeIfPresent(Bool.self, forKey: .rejects) ?? false
+        requestsSecurity = try c.decodeIfPresent(SecurityLevel.self, forKey: .requestsSecurity)
     }
 }
