@@ -62,6 +62,8 @@ extension Daemon {
         let appearance = definition.appearance.flatMap { $0 == 0 ? nil : $0 }
         properties.append(optional("Appearance", appearance.map { .uint16($0) }, type: .uint16))
         properties.append(optional("Icon", appearance.flatMap { Self.icon(forAppearance: $0) }.map { .string($0) }, type: .string))
+        // Set by the deviceinfo plugin from the peer's PnP ID.
+        properties.append(optional("Modalias", nil, type: .string))
         properties.append(optional("RSSI", device.rssi.map { .int16($0) }, type: .int16))
         properties.append(optional("TxPower", device.txPower.map { .int16($0) }, type: .int16))
         properties.append(

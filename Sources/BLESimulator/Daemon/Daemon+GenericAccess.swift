@@ -63,7 +63,8 @@ extension Daemon {
         return changes
     }
 
-    private func stringProperty(_ name: String, _ path: ObjectPath) -> String? {
+    /// A string property of `Device1` at `path`, if present.
+    func stringProperty(_ name: String, _ path: ObjectPath) -> String? {
         guard case .string(let value)? = connection.property(name, interface: BlueZInterface.device1, path: path)
         else { return nil }
         return value

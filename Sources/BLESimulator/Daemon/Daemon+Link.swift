@@ -116,7 +116,7 @@ extension Daemon {
     }
 
     /// GATT objects (first time only: the cache keeps them), MTU, then `ServicesResolved` with
-    /// what the gap plugin read.
+    /// what the gap and deviceinfo plugins read.
     func resolve(_ state: inout SimState, _ path: ObjectPath, _ generation: Int) {
         guard var device = state.devices[path], device.linkGeneration == generation, device.connected,
             let record = state.peripherals[device.address]
@@ -157,6 +157,7 @@ extension Daemon {
         }
         changes.append(("ServicesResolved", .boolean(true)))
         changes += readGenericAccess(&state, path)
+        changes += readDeviceInformation(state, path)
         emit(path, BlueZInterface.device1, set: changes)
         attachBattery(&state, path)
         bridgedLinkUp(&state, path)
