@@ -54,13 +54,15 @@ struct GattLayout: Sendable {
     ) throws(DBusError) {
         if let clash = peripheral.declaredStandardService {
             throw DBusError(
-                .invalidValue, message: "service \(clash) is a standard service: set standardServices to nil to declare it")
+                .invalidValue,
+                message: "service \(clash) is a standard service: set standardServices to nil to declare it")
         }
         var handle: UInt16 = 1
         var services: [Service] = []
         for (index, service) in peripheral.servedServices where standard || index >= 0 {
             if index == 0 { handle = max(handle, Self.firstHandle) }
-            services.append(try Self.service(service, index: index, at: &handle, devicePath: devicePath, claimed: claimed))
+            services.append(
+                try Self.service(service, index: index, at: &handle, devicePath: devicePath, claimed: claimed))
             // Leave a gap after each declared service, as real databases often do.
             if index >= 0 { handle = (handle | 0x000f) &+ 1 }
         }

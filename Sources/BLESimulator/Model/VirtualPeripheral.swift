@@ -89,7 +89,8 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
         if let on = try? c.decodeIfPresent(Bool.self, forKey: .standardServices) {
             standardServices = on ? StandardServices() : nil
         } else {
-            standardServices = try c.decodeIfPresent(StandardServices.self, forKey: .standardServices) ?? StandardServices()
+            standardServices =
+                try c.decodeIfPresent(StandardServices.self, forKey: .standardServices) ?? StandardServices()
         }
         if let clash = declaredStandardService {
             throw DecodingError.dataCorruptedError(

@@ -99,6 +99,7 @@ import Testing
         #expect(scenario.simulatorOptions.indicationConfirmDelay == .milliseconds(30))
         #expect(scenario.simulatorOptions.pairingDelay == .milliseconds(5))
         #expect(scenario.peripherals.first?.pairing.ioCapability == .displayYesNo)
-        #expect(scenario.peripherals.first?.standardServices == StandardServices(deviceName: "gatt name", appearance: 832))
+        #expect(
+            scenario.peripherals.first?.standardServices == StandardServices(deviceName: "gatt name", appearance: 832))
     }
 }

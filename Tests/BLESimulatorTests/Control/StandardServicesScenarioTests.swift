@@ -22,7 +22,8 @@ import Testing
     }
 
     @Test func anObjectSetsTheGATTNameAndAppearance() throws {
-        let json = #"{"address": "11:22:33:44:55:66", "name": "adv", "standardServices": {"deviceName": "Polar H10", "appearance": 833}}"#
+        let json =
+            #"{"address": "11:22:33:44:55:66", "name": "adv", "standardServices": {"deviceName": "Polar H10", "appearance": 833}}"#
         let decoded = try peripheral(json)
         #expect(decoded.standardServices == StandardServices(deviceName: "Polar H10", appearance: 833))
         #expect(decoded.name == "adv")

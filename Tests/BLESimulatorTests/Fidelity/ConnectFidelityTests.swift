@@ -74,7 +74,8 @@ struct ConnectFidelityTests {
                 [
                     "→ \(Paths.sensor.rawValue) Device1.Connect ()", Self.connected(true), Trace.reply("Connect"),
                 ] + Self.gattObjects(release).map { Trace.added($0.0, $0.1) } + [
-                    Trace.changed(Paths.sensor, BlueZInterface.device1, "'UUIDs': <[\(uuids)]>, 'ServicesResolved': <true>")
+                    Trace.changed(
+                        Paths.sensor, BlueZInterface.device1, "'UUIDs': <[\(uuids)]>, 'ServicesResolved': <true>")
                 ]
             #expect(client.transcript.lines(since: mark) == expected)
         }

@@ -30,7 +30,9 @@ struct DeviceInformationFidelityTests {
         }.map(\.changedProperties)
     }
 
-    @Test("PnP ID sets Modalias once, after Name and Alias; an unchanged one is not announced again", arguments: Release.allCases)
+    @Test(
+        "PnP ID sets Modalias once, after Name and Alias; an unchanged one is not announced again",
+        arguments: Release.allCases)
     func pnpIDSetsModalias(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Self.sensor(pnpID: Self.bluetoothdPnP)]) { _, client, _ in
             try await client.discoverSensor()
@@ -62,10 +64,13 @@ struct DeviceInformationFidelityTests {
                 #expect(properties["Modalias"] == nil, "\(value as NSData)")
             }
         }
-        try await Fidelity.run(.bluez566, peripherals: [Self.sensor(pnpID: Data([0x01, 0x5f, 0x00, 0x01, 0x00, 0x10, 0x00]))]) {
+        try await Fidelity.run(
+            .bluez566, peripherals: [Self.sensor(pnpID: Data([0x01, 0x5f, 0x00, 0x01, 0x00, 0x10, 0x00]))]
+        ) {
             _, client, _ in
             try await client.connectSensor()
-            #expect(try await client.get(Paths.sensor, Self.device1, "Modalias") == .string("bluetooth:v005Fp0001d0010"))
+            #expect(
+                try await client.get(Paths.sensor, Self.device1, "Modalias") == .string("bluetooth:v005Fp0001d0010"))
         }
     }
 }

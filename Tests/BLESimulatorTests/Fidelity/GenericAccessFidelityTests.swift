@@ -86,7 +86,9 @@ struct GenericAccessFidelityTests {
             let mark = client.transcript.mark
             try await client.connectAndResolve()
             let signal = try #require(Self.resolutionSignal(client, since: mark))
-            #expect(signal.hasSuffix("'ServicesResolved': <true>, 'Appearance': <uint16 128>, 'Icon': <'computer'>}, @as [])"))
+            #expect(
+                signal.hasSuffix(
+                    "'ServicesResolved': <true>, 'Appearance': <uint16 128>, 'Icon': <'computer'>}, @as [])"))
         }
         try await Fidelity.run(release, peripherals: [Self.sensor(computer, appearance: 0x0341)]) { _, client, _ in
             try await client.connectSensor()
@@ -114,7 +116,9 @@ struct GenericAccessFidelityTests {
         }
     }
 
-    @Test("standardServices nil: no 1801 objects, only the declared UUIDs, the advertised name", arguments: Release.allCases)
+    @Test(
+        "standardServices nil: no 1801 objects, only the declared UUIDs, the advertised name",
+        arguments: Release.allCases)
     func optOut(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Self.sensor(nil)]) { _, client, _ in
             try await client.connectSensor()
