@@ -24,12 +24,6 @@ struct DeviceInformationFidelityTests {
     /// 5.66 serves by default.
     private static let bluetoothdPnP = Data([0x02, 0x6b, 0x1d, 0x46, 0x02, 0x42, 0x05])
 
-    private static func resolutionSignals(_ client: RecordingClient, since mark: Int) -> [[String: DBusValue]] {
-        client.transcript.since(mark).filter {
-            $0.isPropertiesChanged(Paths.sensor, device1) && $0.changedProperties["ServicesResolved"] == .boolean(true)
-        }.map(\.changedProperties)
-    }
-
     @Test(
         "PnP ID sets Modalias once, after Name and Alias; an unchanged one is not announced again",
         arguments: Release.allCases)
@@ -38,11 +32,7 @@ struct DeviceInformationFidelityTests {
             try await client.discoverSensor()
             let mark = client.transcript.mark
             try await client.connectAndResolve()
-            let signal = try #require(
-                client.transcript.since(mark).first {
-                    $0.isPropertiesChanged(Paths.sensor, Self.device1)
-                        && $0.changedProperties["ServicesResolved"] == .boolean(true)
-                }?.description)
+            let signal = try #require(client.resolutions(since: mark).first?.description)
             #expect(
                 signal.hasSuffix(
                     "'ServicesResolved': <true>, 'Name': <'GATT'>, 'Alias': <'GATT'>, 'Modalias': <'usb:v1D6Bp0246d0542'>}, @as [])"
@@ -50,7 +40,7 @@ struct DeviceInformationFidelityTests {
             try await client.call(Paths.sensor, Self.device1, "Disconnect")
             let again = client.transcript.mark
             try await client.connectAndResolve()
-            #expect(Self.resolutionSignals(client, since: again).map { Array($0.keys) } == [["ServicesResolved"]])
+            #expect(client.resolutions(since: again).map { Array($0.changedProperties.keys) } == [["ServicesResolved"]])
             #expect(try await client.get(Paths.sensor, Self.device1, "Modalias") == .string("usb:v1D6Bp0246d0542"))
         }
     }

@@ -29,12 +29,6 @@ struct GenericAccessFidelityTests {
         return Trace.changed(Paths.sensor, device1, "\(first)'ServicesResolved': <true>\(rest)")
     }
 
-    private static func resolutionSignal(_ client: RecordingClient, since mark: Int) -> String? {
-        client.transcript.since(mark).first {
-            $0.isPropertiesChanged(Paths.sensor, device1) && $0.changedProperties["ServicesResolved"] == .boolean(true)
-        }?.description
-    }
-
     @Test(
         "A GATT name other than the advertised one renames the device with ServicesResolved: Name, then Alias",
         arguments: Release.allCases)
@@ -47,7 +41,7 @@ struct GenericAccessFidelityTests {
             try await client.connectAndResolve()
             let uuids = "\(Self.standardUUIDs), '\(UUIDs.heartRate)', '\(UUIDs.custom)'"
             #expect(
-                Self.resolutionSignal(client, since: mark)
+                client.resolutions(since: mark).first?.description
                     == Self.resolved("'Name': <'Polar H10 6A11'>, 'Alias': <'Polar H10 6A11'>", uuids: uuids))
             #expect(try await client.get(Paths.sensor, Self.device1, "Alias") == .string("Polar H10 6A11"))
         }
@@ -60,7 +54,7 @@ struct GenericAccessFidelityTests {
             let mark = client.transcript.mark
             try await client.connectAndResolve()
             let uuids = "\(Self.standardUUIDs), '\(UUIDs.heartRate)', '\(UUIDs.custom)'"
-            #expect(Self.resolutionSignal(client, since: mark) == Self.resolved("", uuids: uuids))
+            #expect(client.resolutions(since: mark).first?.description == Self.resolved("", uuids: uuids))
         }
     }
 
@@ -85,7 +79,7 @@ struct GenericAccessFidelityTests {
             try await client.discoverSensor()
             let mark = client.transcript.mark
             try await client.connectAndResolve()
-            let signal = try #require(Self.resolutionSignal(client, since: mark))
+            let signal = try #require(client.resolutions(since: mark).first?.description)
             #expect(
                 signal.hasSuffix(
                     "'ServicesResolved': <true>, 'Appearance': <uint16 128>, 'Icon': <'computer'>}, @as [])"))
@@ -110,7 +104,9 @@ struct GenericAccessFidelityTests {
             let mark = client.transcript.mark
             try await client.connectAndResolve()
             let renamed = "'Name': <'second'>, 'Alias': <'second'>"
-            #expect(Self.resolutionSignal(client, since: mark) == Self.resolved(release == .bluez566 ? renamed : ""))
+            #expect(
+                client.resolutions(since: mark).first?.description == Self.resolved(release == .bluez566 ? renamed : "")
+            )
             let name = release == .bluez566 ? "second" : "first"
             #expect(try await client.get(Paths.sensor, Self.device1, "Name") == .string(name))
         }

@@ -275,6 +275,15 @@ extension RecordingClient {
         }
     }
 
+    /// The `ServicesResolved=true` changes of `device` recorded since `mark`, each with what
+    /// bluetoothd announced with it.
+    func resolutions(_ device: ObjectPath = Paths.sensor, since mark: Int) -> [TranscriptEntry] {
+        transcript.since(mark).filter {
+            $0.isPropertiesChanged(device, BlueZInterface.device1)
+                && $0.changedProperties["ServicesResolved"] == .boolean(true)
+        }
+    }
+
     /// Waits for `Connected=false` on `device`.
     func waitForDisconnected(_ device: ObjectPath = Paths.sensor, since mark: Int) async throws {
         try await transcript.first("Connected=false", since: mark) {
