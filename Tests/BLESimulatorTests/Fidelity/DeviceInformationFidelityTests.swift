@@ -29,10 +29,7 @@ struct DeviceInformationFidelityTests {
         arguments: Release.allCases)
     func pnpIDSetsModalias(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Self.sensor(pnpID: Self.bluetoothdPnP)]) { _, client, _ in
-            try await client.discoverSensor()
-            let mark = client.transcript.mark
-            try await client.connectAndResolve()
-            let signal = try #require(client.resolutions(since: mark).first?.description)
+            let signal = try #require(try await client.connectSensorResolution())
             #expect(
                 signal.hasSuffix(
                     "'ServicesResolved': <true>, 'Name': <'GATT'>, 'Alias': <'GATT'>, 'Modalias': <'usb:v1D6Bp0246d0542'>}, @as [])"

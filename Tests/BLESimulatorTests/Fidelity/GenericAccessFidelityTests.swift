@@ -50,11 +50,9 @@ struct GenericAccessFidelityTests {
     @Test("The advertised name served over GATT changes nothing", arguments: Release.allCases)
     func sameNameChangesNothing(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Self.sensor(StandardServices())]) { _, client, _ in
-            try await client.discoverSensor()
-            let mark = client.transcript.mark
-            try await client.connectAndResolve()
             let uuids = "\(Self.standardUUIDs), '\(UUIDs.heartRate)', '\(UUIDs.custom)'"
-            #expect(client.resolutions(since: mark).first?.description == Self.resolved("", uuids: uuids))
+            let signal = try await client.connectSensorResolution()
+            #expect(signal == Self.resolved("", uuids: uuids))
         }
     }
 
@@ -76,10 +74,7 @@ struct GenericAccessFidelityTests {
     func appearanceOnlyWhenUnknown(release: Release) async throws {
         let computer = StandardServices(appearance: 0x0080)
         try await Fidelity.run(release, peripherals: [Self.sensor(computer)]) { _, client, _ in
-            try await client.discoverSensor()
-            let mark = client.transcript.mark
-            try await client.connectAndResolve()
-            let signal = try #require(client.resolutions(since: mark).first?.description)
+            let signal = try #require(try await client.connectSensorResolution())
             #expect(
                 signal.hasSuffix(
                     "'ServicesResolved': <true>, 'Appearance': <uint16 128>, 'Icon': <'computer'>}, @as [])"))

@@ -284,6 +284,15 @@ extension RecordingClient {
         }
     }
 
+    /// Discovers and connects the sensor; returns the `ServicesResolved=true` signal of the
+    /// connection, as recorded.
+    func connectSensorResolution() async throws -> String? {
+        try await discoverSensor()
+        let mark = transcript.mark
+        try await connectAndResolve()
+        return resolutions(since: mark).first?.description
+    }
+
     /// Waits for `Connected=false` on `device`.
     func waitForDisconnected(_ device: ObjectPath = Paths.sensor, since mark: Int) async throws {
         try await transcript.first("Connected=false", since: mark) {
