@@ -152,7 +152,7 @@ public final class Simulator: Sendable {
         let address = try BluetoothAddress(address)
         return core.state.withLock { state in
             guard let record = state.peripherals[address] else { return nil }
-            for (s, service) in record.definition.services.enumerated() {
+            for (s, service) in record.definition.servedServices {
                 for (c, characteristic) in service.characteristics.enumerated()
                 where BlueZUUIDMatch.same(characteristic.uuid, uuid) {
                     return record.values[ValueKey(service: s, characteristic: c)]

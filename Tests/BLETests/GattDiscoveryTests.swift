@@ -23,13 +23,23 @@ struct GattDiscoveryTests {
     func allServices(profile: BlueZProfile) async throws {
         try await Self.run(profile: profile) { _, _, peripheral in
             let services = try await peripheral.discoverServices()
-            #expect(services.map(\.uuid) == [BluetoothUUID("180D"), BluetoothUUID("180F"), BluetoothUUID("180A")])
+            // The peer's standard services come first: Generic Attribute, and from 5.80 the
+            // claimed Generic Access too.
+            let standard = profile.exportsClaimedServices ? ["1800", "1801"] : ["1801"]
+            let standardHandles: [UInt16?] = profile.exportsClaimedServices ? [0x0001, 0x0006] : [0x0006]
+            #expect(services.map(\.uuid) == (standard + ["180D", "180F", "180A"]).map { BluetoothUUID($0) })
             #expect(services.allSatisfy { $0.isPrimary })
-            #expect(services.map(\.handle) == [0x000a, 0x0020, 0x0030], "from Handle (5.87) or the object path (5.66)")
-            #expect(services[0].characteristics.map(\.uuid) == ["2A37", "2A38", "2A39"].map { BluetoothUUID($0) })
-            #expect(services[0].characteristics.map(\.handle) == [0x000b, 0x000f, 0x0011])
-            #expect(services[0].characteristics.allSatisfy { $0.serviceUUID == BluetoothUUID("180D") })
-            #expect(Set(services.map(\.id)).count == 3)
+            #expect(
+                services.map(\.handle) == standardHandles + [0x000a, 0x0020, 0x0030],
+                "from Handle (5.87) or the object path (5.66)")
+            let gatt = try #require(services.first { $0.uuid == BluetoothUUID("1801") })
+            #expect(gatt.characteristics.map(\.uuid) == [BluetoothUUID("2A05")])
+            #expect(gatt.characteristics.first?.properties == [.indicate])
+            let heartRate = try #require(services.first { $0.uuid == BluetoothUUID("180D") })
+            #expect(heartRate.characteristics.map(\.uuid) == ["2A37", "2A38", "2A39"].map { BluetoothUUID($0) })
+            #expect(heartRate.characteristics.map(\.handle) == [0x000b, 0x000f, 0x0011])
+            #expect(heartRate.characteristics.allSatisfy { $0.serviceUUID == BluetoothUUID("180D") })
+            #expect(Set(services.map(\.id)).count == services.count)
         }
     }
 
@@ -134,9 +144,11 @@ struct GattDiscoveryTests {
     func names() async throws {
         try await Self.run { _, _, peripheral in
             let services = try await peripheral.discoverServices()
-            #expect(services.map { $0.uuid.name } == ["Heart Rate", "Battery", "Device Information"])
             #expect(
-                services[0].characteristics.map { $0.uuid.name } == [
+                services.map { $0.uuid.name } == ["Generic Attribute", "Heart Rate", "Battery", "Device Information"])
+            #expect(services[0].characteristics.map { $0.uuid.name } == ["Service Changed"])
+            #expect(
+                services[1].characteristics.map { $0.uuid.name } == [
                     "Heart Rate Measurement", "Body Sensor Location", "Heart Rate Control Point",
                 ])
         }

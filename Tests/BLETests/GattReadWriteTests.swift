@@ -61,7 +61,9 @@ struct GattReadWriteTests {
 
     @Test("without an MTU from BlueZ the limit falls back to 20")
     func maximumWriteLengthFallback() async throws {
-        let bare = VirtualPeripheral(address: "D1:00:00:00:00:0E", name: "Bare")
+        // Not even the standard services: no characteristic, so no MTU.
+        var bare = VirtualPeripheral(address: "D1:00:00:00:00:0E", name: "Bare")
+        bare.standardServices = nil
         try await SimulatorFixture.run(peripherals: [bare]) { fixture in
             let (central, peripheral) = try await fixture.connected("D1:00:00:00:00:0E")
             #expect(try await peripheral.discoverServices().isEmpty)

@@ -75,7 +75,8 @@ struct ServicesChangedTests {
             #expect(await bleError { try await location.read() }?.code == .servicesChanged)
             let services = try await peripheral.discoverServices()
             #expect(
-                services.flatMap(\.characteristics).map(\.uuid) == ["2A99", "2A98", "2A97"].map { BluetoothUUID($0) })
+                services.flatMap(\.characteristics).map(\.uuid)
+                    == ["2A05", "2A99", "2A98", "2A97"].map { BluetoothUUID($0) })
             #expect(await bleError { try await location.read() }?.code == .servicesChanged, "still, after rediscovery")
             let replacement = try await peripheral.characteristic(BluetoothUUID("2A97"), in: BluetoothUUID("180D"))
             #expect(replacement !== location)

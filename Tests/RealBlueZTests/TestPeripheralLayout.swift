@@ -26,7 +26,7 @@ enum TestPeripheralLayout {
         (indicating, ["read", "indicate"]),
     ]
 
-    /// The layout as a simulated peripheral.
+    /// The layout as a simulated peripheral, with what the real peer's daemon adds.
     static func virtualPeripheral(address: String) -> VirtualPeripheral {
         let characteristics = characteristics.map { uuid, flags in
             VirtualCharacteristic(
@@ -35,10 +35,24 @@ enum TestPeripheralLayout {
         }
         var peripheral = VirtualPeripheral(
             address: address, name: localName,
-            services: [VirtualService(uuid: service.uuidString, characteristics: characteristics)])
+            services: [
+                VirtualService(uuid: "180A", characteristics: [pnpID]),
+                VirtualService(uuid: service.uuidString, characteristics: characteristics),
+            ])
+        peripheral.standardServices = StandardServices(deviceName: peerDaemonName)
         peripheral.serviceUUIDs = [service.uuidString]
         return peripheral
     }
+
+    /// What the real peer's bluetoothd (hci1 in the guest) serves beside peripheral.py's
+    /// service, imitated by the virtual peripheral: its GAP Device Name is its adapter's name,
+    /// not the advertised one, so the central's gap plugin renames the device at connection;
+    /// and its Device Information service has the PnP ID of its default `DeviceID`
+    /// (USB, Linux Foundation 0x1D6B, product 0x0246, version 0x0542), which the deviceinfo
+    /// plugin turns into `Modalias`.
+    static let peerDaemonName = "BlueZ 5.66"
+    private static let pnpID = VirtualCharacteristic(
+        uuid: "2A50", flags: ["read"], value: [0x02, 0x6b, 0x1d, 0x46, 0x02, 0x42, 0x05])
 }
 
 extension BluetoothUUID {

@@ -14,10 +14,10 @@ extension Daemon {
         var delivered = 0
         for device in state.devices.values where device.address == address {
             guard let gatt = device.gatt else { continue }
-            for (s, service) in gatt.services.enumerated() {
+            for service in gatt.services {
                 for (c, characteristic) in service.characteristics.enumerated()
                 where BlueZUUIDMatch.same(characteristic.uuid, uuid) {
-                    store(&state, address, ValueKey(service: s, characteristic: c), value, offset: 0)
+                    store(&state, address, ValueKey(service: service.index, characteristic: c), value, offset: 0)
                     if push(&state, characteristic.path, value) { delivered += 1 }
                 }
             }

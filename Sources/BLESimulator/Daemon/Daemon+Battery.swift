@@ -63,11 +63,11 @@ extension Daemon {
 
     /// The value key of a characteristic of a layout, by its path.
     func valueKey(of characteristic: ObjectPath, in gatt: GattLayout) -> ValueKey {
-        for (s, service) in gatt.services.enumerated() {
+        for service in gatt.services {
             for (c, candidate) in service.characteristics.enumerated() where candidate.path == characteristic {
-                return ValueKey(service: s, characteristic: c)
+                return ValueKey(service: service.index, characteristic: c)
             }
         }
-        return ValueKey(service: -1, characteristic: -1)
+        return ValueKey(service: .min, characteristic: .min)
     }
 }

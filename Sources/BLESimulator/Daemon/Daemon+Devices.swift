@@ -58,7 +58,13 @@ extension Daemon {
                     type: .array(.byte)))
         }
         properties.append(optional("Name", definition.name.map { .string($0) }, type: .string))
-        properties.append(optional("Appearance", definition.appearance.map { .uint16($0) }, type: .uint16))
+        // Appearance 0 (unknown) is not shown; `Icon` follows the appearance's category.
+        let appearance = definition.appearance.flatMap { $0 == 0 ? nil : $0 }
+        properties.append(optional("Appearance", appearance.map { .uint16($0) }, type: .uint16))
+        properties.append(
+            optional("Icon", appearance.flatMap { Self.icon(forAppearance: $0) }.map { .string($0) }, type: .string))
+        // Set by the deviceinfo plugin from the peer's PnP ID.
+        properties.append(optional("Modalias", nil, type: .string))
         properties.append(optional("RSSI", device.rssi.map { .int16($0) }, type: .int16))
         properties.append(optional("TxPower", device.txPower.map { .int16($0) }, type: .int16))
         properties.append(

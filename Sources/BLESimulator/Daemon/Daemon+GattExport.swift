@@ -22,7 +22,7 @@ extension Daemon {
             try? connection.export(
                 [ExportedInterface(BlueZInterface.gattService1, properties: serviceProperties)], at: service.path)
             for (characteristicIndex, characteristic) in service.characteristics.enumerated() {
-                let key = ValueKey(service: serviceIndex, characteristic: characteristicIndex)
+                let key = ValueKey(service: service.index, characteristic: characteristicIndex)
                 try? connection.export(
                     [
                         characteristicInterface(
@@ -32,7 +32,7 @@ extension Daemon {
                 for (descriptorIndex, descriptor) in characteristic.descriptors.enumerated() {
                     let userIndex = descriptor.isCCC ? -2 : descriptorIndex - (characteristic.notifies ? 1 : 0)
                     let descriptorKey = ValueKey(
-                        service: serviceIndex, characteristic: characteristicIndex, descriptor: userIndex)
+                        service: service.index, characteristic: characteristicIndex, descriptor: userIndex)
                     try? connection.export(
                         [
                             descriptorInterface(

@@ -116,15 +116,14 @@ extension Daemon {
         schedule(&state, after: options.resolveDelay) { daemon, state in daemon.resolve(&state, path, generation) }
     }
 
-    /// GATT objects (first time only: the cache keeps them), MTU, then `ServicesResolved`.
+    /// GATT objects (first time only: the cache keeps them), MTU, then `ServicesResolved` with
+    /// what the gap and deviceinfo plugins read.
     func resolve(_ state: inout SimState, _ path: ObjectPath, _ generation: Int) {
         guard var device = state.devices[path], device.linkGeneration == generation, device.connected,
             let record = state.peripherals[device.address]
         else { return }
         if device.gatt == nil {
-            guard
-                let layout = try? GattLayout(
-                    peripheral: record.definition, devicePath: path, claimed: profile.claimedServiceUUIDs)
+            guard let layout = try? record.layout(devicePath: path, claimed: profile.claimedServiceUUIDs)
             else { return }
             device.gatt = layout
             exportGatt(layout, record, device: path)
@@ -163,6 +162,8 @@ extension Daemon {
             state.devices[path]?.pendingPaired = false
             changes.append(("Paired", .boolean(true)))
         }
+        changes += readGenericAccess(&state, path)
+        changes += readDeviceInformation(state, path)
         emit(path, BlueZInterface.device1, set: changes)
         attachBattery(&state, path)
         bridgedLinkUp(&state, path)

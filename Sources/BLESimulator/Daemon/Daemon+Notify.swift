@@ -430,9 +430,9 @@ extension Daemon {
             let record = state.peripherals[device.address], let layout = device.gatt
         else { return }
         var found: (ValueKey, VirtualCharacteristic)?
-        for (s, service) in layout.services.enumerated() {
+        for service in layout.services {
             for (c, characteristic) in service.characteristics.enumerated() where characteristic.path == path {
-                found = (ValueKey(service: s, characteristic: c), characteristic.definition)
+                found = (ValueKey(service: service.index, characteristic: c), characteristic.definition)
             }
         }
         guard let (key, definition) = found, let interval = definition.notifyIntervalMs, interval > 0 else { return }

@@ -14,8 +14,7 @@ extension Daemon {
     func servicesChanged(_ state: inout SimState, _ path: ObjectPath) -> Bool {
         guard var device = state.devices[path], device.connected, let old = device.gatt,
             let record = state.peripherals[device.address], Self.indicatesServiceChanged(old),
-            let new = try? GattLayout(
-                peripheral: record.definition, devicePath: path, claimed: profile.claimedServiceUUIDs)
+            let new = try? record.layout(devicePath: path, claimed: profile.claimedServiceUUIDs)
         else { return false }
         let kept = Set(
             new.services.indices.filter { index in

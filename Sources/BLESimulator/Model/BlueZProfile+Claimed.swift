@@ -12,4 +12,9 @@ extension BlueZProfile {
         uuids.insert("03b80e5a-ede8-4b33-a751-6ce34ec4c700")
         return uuids
     }
+
+    /// The gap plugin reads the peer's Device Name and Appearance once per device object (≥ 5.77,
+    /// commit 0dc5bb2ed, the release that also kept connected temporaries); 5.66 forgets the
+    /// service at every disconnection and reads again at every connection.
+    public var readsGenericAccessOnce: Bool { keepsConnectedTemporaries }
 }

@@ -18,7 +18,7 @@ extension PeripheralRecord {
     private static func identities(_ definition: VirtualPeripheral) -> [(Identity, ValueKey, Data)] {
         var result: [(Identity, ValueKey, Data)] = []
         var serviceSeen: [String: Int] = [:]
-        for (s, service) in definition.services.enumerated() {
+        for (s, service) in definition.servedServices {
             let serviceUUID = BlueZUUID.canonical(service.uuid) ?? service.uuid
             let serviceOccurrence = serviceSeen[serviceUUID, default: 0]
             serviceSeen[serviceUUID] = serviceOccurrence + 1

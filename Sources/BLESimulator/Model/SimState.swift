@@ -69,7 +69,7 @@ extension SimState {
 /// A peripheral in the simulated world.
 struct PeripheralRecord: Sendable {
     var definition: VirtualPeripheral
-    /// Characteristic values by characteristic UUID index path `service/characteristic`.
+    /// Characteristic values by position (standard services at negative service indices).
     var values: [ValueKey: Data] = [:]
     /// When its next advertisement is due (monotonic ns); the schedule entry with this due
     /// time is the valid one.
@@ -80,9 +80,16 @@ struct PeripheralRecord: Sendable {
     /// `Daemon+AdapterBridge.swift`); nil for a virtual peripheral.
     var servedBy: Int?
 
+    /// The GATT database a central connected through `devicePath` finds. A peripheral served
+    /// by another simulated adapter has only its applications' services: that bluetoothd's own
+    /// GAP and GATT services are not modelled (the bridge maps services by position).
+    func layout(devicePath: ObjectPath, claimed: Set<String>) throws(DBusError) -> GattLayout {
+        try GattLayout(peripheral: definition, devicePath: devicePath, claimed: claimed, standard: servedBy == nil)
+    }
+
     init(_ definition: VirtualPeripheral) {
         self.definition = definition
-        for (s, service) in definition.services.enumerated() {
+        for (s, service) in definition.servedServices {
             for (c, characteristic) in service.characteristics.enumerated() {
                 values[ValueKey(service: s, characteristic: c)] = characteristic.value.data
                 for (d, descriptor) in characteristic.descriptors.enumerated() {
@@ -147,6 +154,8 @@ struct DeviceState: Sendable {
     var linkGeneration = 0
     /// The exported GATT database, once resolved (kept after disconnect: `Cache=always`).
     var gatt: GattLayout?
+    /// The gap plugin read the peer's Generic Access service (see `Daemon+GenericAccess.swift`).
+    var genericAccessRead = false
     /// Service UUIDs loaded from storage, for a device not resolved in this daemon's life.
     var storedServices: [String]?
     /// Last RSSI reported on D-Bus, if present.

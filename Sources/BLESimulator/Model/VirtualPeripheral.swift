@@ -36,8 +36,11 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
     public var advertising: Bool = true
     /// The ATT MTU it negotiates.
     public var mtu: UInt16 = 247
-    /// Its GATT database.
+    /// Its GATT database, after the standard services.
     public var services: [VirtualService] = []
+    /// Generic Access and Generic Attribute, served ahead of ``services`` as real peripherals
+    /// do (on by default); nil leaves them out, and then ``services`` may declare its own.
+    public var standardServices: StandardServices? = StandardServices()
     /// How it pairs (Just Works by default).
     public var pairing = SimulatedPairing()
 
@@ -51,10 +54,11 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case address, addressType, name, advertisingIntervalMs, rssi, rssiJitter, txPower, connectable
         case discoverable, serviceUUIDs, manufacturerData, serviceData, appearance, advertising, mtu, services
-        case pairing
+        case standardServices, pairing
     }
 
-    /// Decodes a peripheral; every field but `address` is optional.
+    /// Decodes a peripheral; every field but `address` is optional. A declared `1800` or
+    /// `1801` service is an error unless `standardServices` is false.
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -82,6 +86,18 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
         advertising = try c.decodeIfPresent(Bool.self, forKey: .advertising) ?? true
         mtu = try c.decodeIfPresent(UInt16.self, forKey: .mtu) ?? 247
         services = try c.decodeIfPresent([VirtualService].self, forKey: .services) ?? []
+        if let on = try? c.decodeIfPresent(Bool.self, forKey: .standardServices) {
+            standardServices = on ? StandardServices() : nil
+        } else {
+            standardServices =
+                try c.decodeIfPresent(StandardServices.self, forKey: .standardServices) ?? StandardServices()
+        }
+        if let clash = declaredStandardService {
+            throw DecodingError.dataCorruptedError(
+                forKey: .services, in: c,
+                debugDescription: "service \(clash) is a standard service: describe it with standardServices, "
+                    + "or set standardServices to false to declare it")
+        }
         pairing = try c.decodeIfPresent(SimulatedPairing.self, forKey: .pairing) ?? SimulatedPairing()
     }
 
@@ -106,6 +122,11 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
         try c.encode(advertising, forKey: .advertising)
         try c.encode(mtu, forKey: .mtu)
         try c.encode(services, forKey: .services)
+        switch standardServices {
+        case nil: try c.encode(false, forKey: .standardServices)
+        case StandardServices()?: try c.encode(true, forKey: .standardServices)
+        case let custom?: try c.encode(custom, forKey: .standardServices)
+        }
         if pairing != SimulatedPairing() { try c.encode(pairing, forKey: .pairing) }
     }
 }

@@ -72,7 +72,26 @@ import Testing
             uniqueKeysWithValues: (info.services.first?.characteristics ?? []).map {
                 ($0.uuid, String(decoding: $0.value.data, as: UTF8.self))
             })
-        #expect(values == ["2A29": "swift-ble", "2A24": "SIM-1000", "2A26": "1.4.2"])
+        #expect(values["2A29"] == "swift-ble" && values["2A24"] == "SIM-1000" && values["2A26"] == "1.4.2")
+    }
+
+    /// Its GATT Device Name differs from the advertised one and it has a PnP ID: bluetoothd's
+    /// gap plugin renames the device at connection, the deviceinfo plugin sets `Modalias`.
+    @Test func deviceInformationIsRenamedAndGetsAModalias() async throws {
+        let scenario = try Self.load("device-information.json")
+        let info = try #require(scenario.peripherals.first)
+        #expect(info.name == "Device Info (sim)")
+        try await ControlHarness.withSimulator(peripherals: scenario.peripherals) { _, _, client in
+            let device = try await ControlHarness.connect(client, address: info.address)
+            let name = try await ControlHarness.bluez(
+                client, device, .properties, "Get",
+                [.string(BlueZInterface.device1.rawValue), .string("Name")])
+            #expect(try name.argument(0, as: DBusValue.self).unwrappingVariant == .string("SIM-1000 0042"))
+            let modalias = try await ControlHarness.bluez(
+                client, device, .properties, "Get",
+                [.string(BlueZInterface.device1.rawValue), .string("Modalias")])
+            #expect(try modalias.argument(0, as: DBusValue.self).unwrappingVariant == .string("usb:v1D6Bp1000d1402"))
+        }
     }
 
     /// BlueZ 5.55–5.79 export the Battery Service as GATT objects (its plugin is marked

@@ -64,6 +64,7 @@ import Testing
             ),
             (#"{"address": "11:22:33:44:55:66", "pairing": {"ioCapabilty": "DisplayOnly"}}"#, "ioCapabilty"),
             (#"{"address": "11:22:33:44:55:66", "pairing": {"requestSecurity": "encrypted"}}"#, "requestSecurity"),
+            (#"{"address": "11:22:33:44:55:66", "standardServices": {"devicename": "x"}}"#, "devicename"),
         ]
         for (peripheral, key) in cases {
             #expect(unknownKey(in: #"{"peripherals": [\#(peripheral)]}"#)?.key == key, "\(peripheral)")
@@ -86,6 +87,7 @@ import Testing
                "advertisingIntervalMs": 50, "rssi": -40, "rssiJitter": 1, "txPower": 0, "connectable": true,
                "discoverable": true, "serviceUUIDs": ["180F"], "manufacturerData": {"76": "01"},
                "serviceData": {"180F": "64"}, "appearance": 768, "advertising": true, "mtu": 100,
+               "standardServices": {"deviceName": "gatt name", "appearance": 832},
                "pairing": {"ioCapability": "DisplayYesNo", "passkey": 1, "requiresAuthentication": true, "rejects": false,
                            "requestsSecurity": "authenticated"},
                "services": [{"uuid": "180F", "primary": true, "includes": [], "characteristics": [
@@ -99,6 +101,8 @@ import Testing
         #expect(scenario.simulatorOptions.indicationConfirmDelay == .milliseconds(30))
         #expect(scenario.simulatorOptions.pairingDelay == .milliseconds(5))
         #expect(scenario.peripherals.first?.pairing.ioCapability == .displayYesNo)
+        #expect(
+            scenario.peripherals.first?.standardServices == StandardServices(deviceName: "gatt name", appearance: 832))
         #expect(scenario.peripherals.first?.pairing.requestsSecurity == .authenticated)
     }
 

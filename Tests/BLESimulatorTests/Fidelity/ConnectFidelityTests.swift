@@ -14,8 +14,21 @@ struct ConnectFidelityTests {
         descriptor: Trace.gdbus(BlueZInterface.gattDescriptor1)
     )
 
-    /// Every GATT object of the sensor, in handle order, with its interface list.
-    private static let gattObjects: [(ObjectPath, [String])] = [
+    /// Every GATT object of the sensor the release exports, in handle order, with its interface
+    /// list: the standard services first (GAP, claimed, only from 5.80), then the declared ones.
+    static func gattObjects(_ release: Release) -> [(ObjectPath, [String])] {
+        let genericAccess = [
+            (Paths.genericAccess, gatt.service), (Paths.deviceName, gatt.characteristic),
+            (Paths.appearance, gatt.characteristic),
+        ]
+        let genericAttribute = [
+            (Paths.genericAttribute, gatt.service), (Paths.serviceChanged, gatt.characteristic),
+            (Paths.serviceChangedCCC, gatt.descriptor),
+        ]
+        return (release == .bluez587 ? genericAccess : []) + genericAttribute + declaredObjects
+    }
+
+    private static let declaredObjects: [(ObjectPath, [String])] = [
         (Paths.heartRate, gatt.service),
         (Paths.measurement, gatt.characteristic), (Paths.measurementCCC, gatt.descriptor),
         (Paths.location, gatt.characteristic), (Paths.controlPoint, gatt.characteristic),
@@ -54,12 +67,15 @@ struct ConnectFidelityTests {
             try await client.discoverSensor()
             let mark = client.transcript.mark
             try await client.connectAndResolve()
-            let uuids = "'UUIDs': <['\(UUIDs.heartRate)', '\(UUIDs.custom)']>"
+            // The claimed GAP service is in UUIDs on every release.
+            let uuids = [UUIDs.genericAccess, UUIDs.genericAttribute, UUIDs.heartRate, UUIDs.custom]
+                .map { "'\($0)'" }.joined(separator: ", ")
             let expected =
                 [
                     "→ \(Paths.sensor.rawValue) Device1.Connect ()", Self.connected(true), Trace.reply("Connect"),
-                ] + Self.gattObjects.map { Trace.added($0.0, $0.1) } + [
-                    Trace.changed(Paths.sensor, BlueZInterface.device1, "\(uuids), 'ServicesResolved': <true>")
+                ] + Self.gattObjects(release).map { Trace.added($0.0, $0.1) } + [
+                    Trace.changed(
+                        Paths.sensor, BlueZInterface.device1, "'UUIDs': <[\(uuids)]>, 'ServicesResolved': <true>")
                 ]
             #expect(client.transcript.lines(since: mark) == expected)
         }
@@ -71,7 +87,7 @@ struct ConnectFidelityTests {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { _, client, _ in
             try await client.connectSensor()
             let tree = try await client.managedObjects()
-            #expect(tree.paths(under: Paths.sensor) == Self.gattObjects.map(\.0).sorted())
+            #expect(tree.paths(under: Paths.sensor) == Self.gattObjects(release).map(\.0).sorted())
             let handles = release == .bluez587
 
             let service = try #require(tree.properties(Paths.heartRate, BlueZInterface.gattService1))
@@ -186,7 +202,7 @@ struct ConnectFidelityTests {
                 client.transcript.lines(since: mark, kinds: [.reply, .signal])
                     == Self.disconnectTrace(release, reason: .local, reply: Trace.reply("Disconnect")))
             let tree = try await client.managedObjects()
-            #expect(tree.paths(under: Paths.sensor).count == Self.gattObjects.count)
+            #expect(tree.paths(under: Paths.sensor).count == Self.gattObjects(release).count)
             #expect(tree.properties(Paths.sensor, BlueZInterface.device1)?["Connected"] == .boolean(false))
         }
     }

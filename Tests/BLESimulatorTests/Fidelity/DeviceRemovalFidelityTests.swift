@@ -47,7 +47,7 @@ struct DeviceRemovalFidelityTests {
             #expect(Array(lines.prefix(disconnect.count + 1)) == disconnect + [Trace.reply("RemoveDevice")])
             // Children first, each with its own InterfacesRemoved, the device last.
             let removed = lines.dropFirst(disconnect.count + 1)
-            #expect(removed.count == 15)
+            #expect(removed.count == ConnectFidelityTests.gattObjects(release).count + 1)
             #expect(removed.last == Trace.removed(Paths.sensor, Trace.gdbus(BlueZInterface.device1)))
             #expect(removed.allSatisfy { $0.hasPrefix("★ InterfacesRemoved") })
             // The GATT cache went too: the next connection exports the objects again.

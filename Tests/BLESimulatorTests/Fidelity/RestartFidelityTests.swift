@@ -41,7 +41,8 @@ struct RestartFidelityTests {
             #expect(device["Connected"] == .boolean(false))
             #expect(device["RSSI"] == nil)
             // Stored with its resolved services (`Services=` in the info file).
-            #expect(device["UUIDs"] == .array(.string, [.string(UUIDs.heartRate), .string(UUIDs.custom)]))
+            let services = [UUIDs.genericAccess, UUIDs.genericAttribute, UUIDs.heartRate, UUIDs.custom]
+            #expect(device["UUIDs"] == .array(.string, services.map { .string($0) }))
             // Sessions are gone with the old daemon.
             let stop = await client.error(Paths.adapter, BlueZInterface.adapter1, "StopDiscovery")
             expectError(stop, BlueZErrorName.failed, BlueZErrorMessage.noDiscoveryStarted)

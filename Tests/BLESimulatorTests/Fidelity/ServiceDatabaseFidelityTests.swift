@@ -10,29 +10,14 @@ import Testing
 @Suite("Fidelity: claimed services and Service Changed", .timeLimit(.minutes(1)))
 struct ServiceDatabaseFidelityTests {
     private static let characteristic = BlueZInterface.gattCharacteristic1
-    private static let gap = Paths.path(Paths.sensor.rawValue + "/service000a")
-    private static let deviceName = Paths.path(gap.rawValue + "/char000b")
-    private static let gattService = Paths.path(Paths.sensor.rawValue + "/service0010")
-    private static let serviceChanged = Paths.path(gattService.rawValue + "/char0011")
-    private static let third = Paths.path(Paths.sensor.rawValue + "/service0020")
-    private static let thirdCharacteristic = Paths.path(third.rawValue + "/char0021")
+    private static let third = Paths.path(Paths.sensor.rawValue + "/service000a")
+    private static let thirdCharacteristic = Paths.path(third.rawValue + "/char000b")
 
-    /// GAP `1800` (Device Name, writable), Generic Attribute `1801` (Service Changed) when
-    /// `serviceChanged`, then `third` (at 0x0020 either way).
+    /// The standard services (GAP `1800`, Generic Attribute `1801` with Service Changed), then
+    /// `third` at 0x000a; without `serviceChanged` the peer has no standard services.
     private static func peripheral(serviceChanged: Bool = true, third: VirtualService) -> VirtualPeripheral {
-        var gattCharacteristics: [VirtualCharacteristic] = []
-        if serviceChanged { gattCharacteristics.append(VirtualCharacteristic(uuid: "2A05", flags: ["indicate"])) }
-        var peripheral = VirtualPeripheral(
-            address: Peripherals.sensorAddress, name: "HRM",
-            services: [
-                VirtualService(
-                    uuid: "1800",
-                    characteristics: [
-                        VirtualCharacteristic(uuid: "2A00", flags: ["read", "write"], value: HexData(Data("HRM".utf8)))
-                    ]),
-                VirtualService(uuid: "1801", characteristics: gattCharacteristics),
-                third,
-            ])
+        var peripheral = VirtualPeripheral(address: Peripherals.sensorAddress, name: "HRM", services: [third])
+        if !serviceChanged { peripheral.standardServices = nil }
         peripheral.advertisingIntervalMs = 20
         return peripheral
     }
@@ -46,14 +31,14 @@ struct ServiceDatabaseFidelityTests {
         .array(.string, short.compactMap(BlueZUUID.canonical).sorted().map { .string($0) })
     }
 
-    @Test("5.66 hides the claimed GAP service but lists it in UUIDs; 1801 is exported")
+    @Test("5.66 hides the claimed standard GAP service but lists it in UUIDs; 1801 is exported")
     func claimedHiddenOn566() async throws {
         try await Fidelity.run(.bluez566, peripherals: [Self.peripheral(third: Self.heartRate)]) { _, client, _ in
             try await client.connectSensor()
             let objects = try await client.managedObjects()
-            #expect(objects.interfaces(Self.gap).isEmpty)
-            #expect(objects.interfaces(Self.deviceName).isEmpty)
-            #expect(objects.interfaces(Self.serviceChanged).contains(Self.characteristic.rawValue))
+            #expect(objects.interfaces(Paths.genericAccess).isEmpty)
+            #expect(objects.interfaces(Paths.deviceName).isEmpty)
+            #expect(objects.interfaces(Paths.serviceChanged).contains(Self.characteristic.rawValue))
             #expect(objects.interfaces(Self.thirdCharacteristic).contains(Self.characteristic.rawValue))
             #expect(
                 try await client.get(Paths.sensor, BlueZInterface.device1, "UUIDs")
@@ -66,10 +51,10 @@ struct ServiceDatabaseFidelityTests {
         try await Fidelity.run(.bluez587, peripherals: [Self.peripheral(third: Self.heartRate)]) { _, client, _ in
             try await client.connectSensor()
             let noOptions = DBusValue.dictionary(key: .string, value: .variant, [])
-            let name = try await client.call(Self.deviceName, Self.characteristic, "ReadValue", [noOptions])
+            let name = try await client.call(Paths.deviceName, Self.characteristic, "ReadValue", [noOptions])
             #expect(name == [.bytes(Data("HRM".utf8))])
             let error = await client.error(
-                Self.deviceName, Self.characteristic, "WriteValue", [.bytes(Data("x".utf8)), noOptions])
+                Paths.deviceName, Self.characteristic, "WriteValue", [.bytes(Data("x".utf8)), noOptions])
             expectError(error, BlueZErrorName.notAuthorized, BlueZErrorMessage.notAuthorized)
         }
     }
@@ -81,7 +66,7 @@ struct ServiceDatabaseFidelityTests {
         try await Fidelity.run(release, peripherals: [Self.peripheral(third: Self.heartRate)]) { simulator, client, _ in
             try await client.connectSensor()
             let mark = client.transcript.mark
-            try simulator.updatePeripheral(address: Peripherals.sensorAddress) { $0.services[2] = Self.battery }
+            try simulator.updatePeripheral(address: Peripherals.sensorAddress) { $0.services[0] = Self.battery }
             try await client.transcript.first("UUIDs changed", since: mark) {
                 $0.isPropertiesChanged(Paths.sensor, BlueZInterface.device1) && $0.changedProperties["UUIDs"] != nil
             }
@@ -109,13 +94,15 @@ struct ServiceDatabaseFidelityTests {
         }
     }
 
-    @Test("Without Service Changed the connected client keeps its (stale) objects", arguments: Release.allCases)
+    @Test(
+        "Without Service Changed (no standard services) the connected client keeps its (stale) objects",
+        arguments: Release.allCases)
     func staleCacheWithoutServiceChanged(release: Release) async throws {
         let peripheral = Self.peripheral(serviceChanged: false, third: Self.heartRate)
         try await Fidelity.run(release, peripherals: [peripheral]) { simulator, client, _ in
             try await client.connectSensor()
             let mark = client.transcript.mark
-            try simulator.updatePeripheral(address: Peripherals.sensorAddress) { $0.services[2] = Self.battery }
+            try simulator.updatePeripheral(address: Peripherals.sensorAddress) { $0.services[0] = Self.battery }
             try await client.settle()
             #expect(client.transcript.since(mark).allSatisfy { $0.member != "InterfacesRemoved" })
             #expect(

@@ -52,6 +52,16 @@ enum Paths {
     static let sensor = path("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22")
     static let beacon = path("/org/bluez/hci0/dev_D0_00_00_00_00_01")
 
+    /// The standard Generic Access service 0x1800 at handle 0x0001, claimed by the gap plugin
+    /// (exported from 5.80 only): Device Name declaration 0x0002, Appearance 0x0004.
+    static let genericAccess = path(sensor.rawValue + "/service0001")
+    static let deviceName = path(genericAccess.rawValue + "/char0002")
+    static let appearance = path(genericAccess.rawValue + "/char0004")
+    /// The standard Generic Attribute service 0x1801 at 0x0006: Service Changed 0x0007, CCC 0x0009.
+    static let genericAttribute = path(sensor.rawValue + "/service0006")
+    static let serviceChanged = path(genericAttribute.rawValue + "/char0007")
+    static let serviceChangedCCC = path(serviceChanged.rawValue + "/desc0009")
+
     /// Heart Rate service 0x180D at handle 0x000a.
     static let heartRate = path(sensor.rawValue + "/service000a")
     /// 2A37 (notify): declaration 0x000b, value 0x000c, CCC 0x000d.
@@ -85,6 +95,8 @@ enum Paths {
 
 /// UUIDs of the standard peripherals, as bluetoothd prints them (128-bit, lower-case).
 enum UUIDs {
+    static let genericAccess = "00001800-0000-1000-8000-00805f9b34fb"
+    static let genericAttribute = "00001801-0000-1000-8000-00805f9b34fb"
     static let heartRate = "0000180d-0000-1000-8000-00805f9b34fb"
     static let measurement = "00002a37-0000-1000-8000-00805f9b34fb"
     static let location = "00002a38-0000-1000-8000-00805f9b34fb"
@@ -261,6 +273,24 @@ extension RecordingClient {
             $0.isPropertiesChanged(device, BlueZInterface.device1)
                 && $0.changedProperties["ServicesResolved"] == .boolean(true)
         }
+    }
+
+    /// The `ServicesResolved=true` changes of `device` recorded since `mark`, each with what
+    /// bluetoothd announced with it.
+    func resolutions(_ device: ObjectPath = Paths.sensor, since mark: Int) -> [TranscriptEntry] {
+        transcript.since(mark).filter {
+            $0.isPropertiesChanged(device, BlueZInterface.device1)
+                && $0.changedProperties["ServicesResolved"] == .boolean(true)
+        }
+    }
+
+    /// Discovers and connects the sensor; returns the `ServicesResolved=true` signal of the
+    /// connection, as recorded.
+    func connectSensorResolution() async throws -> String? {
+        try await discoverSensor()
+        let mark = transcript.mark
+        try await connectAndResolve()
+        return resolutions(since: mark).first?.description
     }
 
     /// Waits for `Connected=false` on `device`.
