@@ -20,7 +20,9 @@ extension Daemon {
                 }),
             ExportedProperty("Discoverable", value: .boolean(false), access: .readwrite),
             ExportedProperty("DiscoverableTimeout", value: .uint32(180), access: .readwrite),
-            ExportedProperty("Pairable", value: .boolean(true), access: .readwrite),
+            // Bondable only while a default agent is registered (see `defaultAgentChanged`);
+            // bluetoothd starts, and restarts, with none.
+            ExportedProperty("Pairable", value: .boolean(false), access: .readwrite),
             ExportedProperty("PairableTimeout", value: .uint32(0), access: .readwrite),
             ExportedProperty("Discovering", value: .boolean(false)),
             ExportedProperty("UUIDs", value: .array(.string, [])),

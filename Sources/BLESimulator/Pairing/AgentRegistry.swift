@@ -19,6 +19,9 @@ struct AgentRegistry: Sendable {
         text.isEmpty ? .keyboardDisplay : SimulatedPairing.IOCapability(rawValue: text)
     }
 
+    /// The owner of the default agent, the head of the queue.
+    var defaultOwner: BusName? { defaults.first }
+
     /// The agent for a request from `sender` (`agent_get`): its own, else the default one.
     func agent(for sender: BusName?) -> Agent? {
         if let sender, let own = agents[sender] { return own }

@@ -6,13 +6,13 @@ extension Daemon {
     /// as a default, errors by name.
     func agentManagerMethods() throws(DBusError) -> [ExportedMethod] {
         [
-            .immediate(BlueZMethod.registerAgent, in: try Signature("os")) { [weak self] call in
-                try self?.registerAgent(call)
-                return []
+            // Deferred: bluetoothd replies first, and the bondable change the agent causes is
+            // announced when the kernel confirms it, after the reply.
+            .deferred(BlueZMethod.registerAgent, in: try Signature("os")) { [weak self] call, reply in
+                self?.registerAgent(call, reply)
             },
-            .immediate(BlueZMethod.unregisterAgent, in: try Signature("o")) { [weak self] call in
-                try self?.unregisterAgent(call)
-                return []
+            .deferred(BlueZMethod.unregisterAgent, in: try Signature("o")) { [weak self] call, reply in
+                self?.unregisterAgent(call, reply)
             },
             .immediate(BlueZMethod.requestDefaultAgent, in: try Signature("o")) { [weak self] call in
                 try self?.requestDefaultAgent(call)
@@ -21,34 +21,47 @@ extension Daemon {
         ]
     }
 
-    private func registerAgent(_ call: DBusMessage) throws(DBusError) {
-        guard let sender = call.sender else { throw Self.invalidArguments }
-        try core.state.withLock { (state: inout SimState) throws(DBusError) in
+    private func registerAgent(_ call: DBusMessage, _ reply: MethodReply) {
+        guard let sender = call.sender else { return reply.fail(Self.invalidArguments) }
+        core.state.withLock { state in
             // The sender is checked before the arguments, as `register_agent` does.
             guard state.agents.agents[sender] == nil else {
-                throw Self.error(BlueZErrorName.alreadyExists, BlueZErrorMessage.alreadyExists)
+                return reply.fail(Self.error(BlueZErrorName.alreadyExists, BlueZErrorMessage.alreadyExists))
             }
             guard case .objectPath(let path)? = call.body.first, case .string(let text)? = call.body.last,
                 let capability = AgentRegistry.capability(text)
-            else { throw Self.invalidArguments }
+            else { return reply.fail(Self.invalidArguments) }
+            let head = state.agents.defaultOwner
             _ = state.agents.register(AgentRegistry.Agent(owner: sender, path: path, capability: capability))
+            reply.succeed()
+            if state.agents.defaultOwner != head { defaultAgentChanged(&state) }
         }
     }
 
-    private func unregisterAgent(_ call: DBusMessage) throws(DBusError) {
+    private func unregisterAgent(_ call: DBusMessage, _ reply: MethodReply) {
         guard let sender = call.sender, case .objectPath(let path)? = call.body.first else {
-            throw Self.invalidArguments
+            return reply.fail(Self.invalidArguments)
         }
         // No `Release` for an explicit unregistration.
-        let removed = core.state.withLock { $0.agents.remove(sender, path: path) }
-        guard removed else { throw Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist) }
+        core.state.withLock { state in
+            let head = state.agents.defaultOwner
+            guard state.agents.remove(sender, path: path) else {
+                return reply.fail(Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist))
+            }
+            reply.succeed()
+            if state.agents.defaultOwner != head { defaultAgentChanged(&state) }
+        }
     }
 
     private func requestDefaultAgent(_ call: DBusMessage) throws(DBusError) {
         guard let sender = call.sender, case .objectPath(let path)? = call.body.first else {
             throw Self.invalidArguments
         }
-        let made = core.state.withLock { $0.agents.makeDefault(sender, path: path) }
+        let made = core.state.withLock { state in
+            // `add_default_agent` sets the IO capability again even when the head stays.
+            defer { defaultAgentChanged(&state) }
+            return state.agents.makeDefault(sender, path: path)
+        }
         guard made else { throw Self.error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist) }
     }
 

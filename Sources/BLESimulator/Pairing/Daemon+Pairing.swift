@@ -263,7 +263,9 @@ extension Daemon {
     /// An agent's owner left: the agent goes (`agent_disconnect`). A `Pair` caller left: its
     /// bonding is cancelled and the link dropped (`create_bond_req_exit`).
     func pairingClientLeft(_ state: inout SimState, _ client: BusName) {
+        let head = state.agents.defaultOwner
         state.agents.remove(client)
+        if state.agents.defaultOwner != head { defaultAgentChanged(&state) }
         for path in state.devices.keys.sorted() {
             guard let bonding = state.devices[path]?.bonding, bonding.requester == client else { continue }
             finishBonding(&state, path, bonding.token, .failure(BlueZErrorName.authenticationCanceled))
