@@ -1,7 +1,8 @@
 /// The methods incoming calls resolved to lately, so the next call to the same method skips
 /// the object table's three hashed lookups: a GATT server or a simulated bluetoothd answers
 /// the same few methods over and over. Owned by the I/O thread; consulted under the table's
-/// lock and dropped whenever the table's methods change (``ObjectTable/methodsRevision``).
+/// lock and dropped whenever the table's methods change (``ObjectTable/methodsRevision``), at
+/// the next incoming call: until then an unexported handler stays referenced here.
 struct ResolvedMethods {
     private struct Entry {
         var path: ObjectPath
