@@ -14,7 +14,12 @@ extension IOLoop {
         }
         // The wire's signature, not one spelt out again from the decoded body.
         let signature = dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
-        let resolution = core.objects.withLock { resolvedMethods.resolve(call, signature: signature, in: $0) }
+        let resolution = core.objects.withLock { table in
+            var cache = table.resolvedMethods
+            table.resolvedMethods = ResolvedMethods()
+            defer { table.resolvedMethods = cache }
+            return cache.resolve(call, signature: signature, in: table)
+        }
         answer(call, resolution)
     }
 

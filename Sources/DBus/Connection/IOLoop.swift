@@ -36,9 +36,6 @@ final class IOLoop {
     var router = SignalRouter()
     var pendingRuleAdds: [String: [(Result<Void, DBusError>) -> Void]] = [:]
 
-    // Incoming calls (see IOLoop+Incoming.swift).
-    var resolvedMethods = ResolvedMethods()
-
     // Emptied buffers that ``drainJobs()`` swaps with the queue's (see there).
     private var spareJobs: [QueuedJob] = []
     private var spareTasks: [UnownedJob] = []

@@ -29,9 +29,9 @@ struct ObjectTable {
     let conventions: ExportConventions
     private(set) var objects: [ObjectPath: Object] = [:]
     private(set) var managers: Set<ObjectPath> = []
-    /// Changes whenever objects, interfaces or methods may have changed (not property values),
-    /// so resolutions kept by ``ResolvedMethods`` know when they are stale.
-    private(set) var methodsRevision = 0
+    /// Recent resolutions of incoming calls, emptied by every change to objects, interfaces or
+    /// methods (not property values), so none outlives what it resolved to.
+    var resolvedMethods = ResolvedMethods()
 
     init(conventions: ExportConventions = .standard) {
         self.conventions = conventions
@@ -39,7 +39,7 @@ struct ObjectTable {
 
     mutating func addManager(at path: ObjectPath) {
         managers.insert(path)
-        methodsRevision += 1
+        resolvedMethods.removeAll()
     }
 
     /// The object manager responsible for `path`: its nearest strict ancestor that is one.
@@ -53,7 +53,7 @@ struct ObjectTable {
     }
 
     mutating func add(_ interfaces: [ExportedInterface], at path: ObjectPath) -> [DBusMessage] {
-        methodsRevision += 1
+        resolvedMethods.removeAll()
         let existing = objects[path]
         var object = existing ?? Object()
         let listedBefore = Set(existing?.listedNames(conventions) ?? [])
@@ -74,7 +74,7 @@ struct ObjectTable {
     }
 
     mutating func remove(at path: ObjectPath, interfaces names: [InterfaceName]?) -> [DBusMessage] {
-        methodsRevision += 1
+        resolvedMethods.removeAll()
         guard var object = objects[path] else { return [] }
         let listedBefore = object.listedNames(conventions)
         let removing = names.map { wanted in object.order.filter { wanted.contains($0) } } ?? object.order

@@ -1,8 +1,8 @@
 /// The methods incoming calls resolved to lately, so the next call to the same method skips
 /// the object table's three hashed lookups: a GATT server or a simulated bluetoothd answers
-/// the same few methods over and over. Owned by the I/O thread; consulted under the table's
-/// lock and dropped whenever the table's methods change (``ObjectTable/methodsRevision``), at
-/// the next incoming call: until then an unexported handler stays referenced here.
+/// the same few methods over and over. Kept in the ``ObjectTable`` under its lock, and emptied
+/// by the table whenever its objects, interfaces or methods change, so an unexported handler is
+/// never referenced from here alone.
 struct ResolvedMethods {
     private struct Entry {
         var path: ObjectPath
@@ -16,16 +16,16 @@ struct ResolvedMethods {
     static let capacity = 8
 
     private var entries: [Entry] = []
-    private var revision = -1
     private var next = 0
+
+    /// Forgets every resolution.
+    mutating func removeAll() {
+        entries.removeAll(keepingCapacity: true)
+        next = 0
+    }
 
     /// ``IncomingCall/resolve(_:signature:in:)``, answered from the cache when it can be.
     mutating func resolve(_ call: DBusMessage, signature: String, in table: ObjectTable) -> IncomingCall {
-        if revision != table.methodsRevision {
-            entries.removeAll(keepingCapacity: true)
-            revision = table.methodsRevision
-            next = 0
-        }
         guard let path = call.path, let member = call.member else {
             return IncomingCall.resolve(call, signature: signature, in: table)
         }
