@@ -198,6 +198,8 @@ struct ConnectFidelityTests {
             try await client.connectSensor()
             let mark = client.transcript.mark
             try await client.call(Paths.sensor, BlueZInterface.device1, "Disconnect")
+            // 5.66 says Connected=false after the reply: the whole trace is there only then.
+            try await client.waitForDisconnected(since: mark)
             #expect(
                 client.transcript.lines(since: mark, kinds: [.reply, .signal])
                     == Self.disconnectTrace(release, reason: .local, reply: Trace.reply("Disconnect")))

@@ -119,7 +119,9 @@ struct GattReadWriteFidelityTests {
     func readCoalescing(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { simulator, client, _ in
             try await client.connectSensor()
-            simulator.inject(SimulatedFault(.read, characteristic: UUIDs.data, action: .delay(.seconds(3))))
+            // Long enough that the three calls below are all made while the first is held, even
+            // on a machine loaded by the whole suite (3 s once was not).
+            simulator.inject(SimulatedFault(.read, characteristic: UUIDs.data, action: .delay(.seconds(8))))
             let mark = client.transcript.mark
             let first = try await client.startPending(Paths.data, Self.characteristic, "ReadValue", [Self.options()])
             let second = try await client.startPending(Paths.data, Self.characteristic, "ReadValue", [Self.options()])
@@ -246,7 +248,7 @@ struct GattReadWriteFidelityTests {
     func writeInProgress(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { simulator, client, _ in
             try await client.connectSensor()
-            simulator.inject(SimulatedFault(.write, characteristic: UUIDs.data, action: .delay(.seconds(3))))
+            simulator.inject(SimulatedFault(.write, characteristic: UUIDs.data, action: .delay(.seconds(8))))
             let pending = try await client.startPending(
                 Paths.data, Self.characteristic, "WriteValue", [.bytes(Data([1])), Self.options()])
             // Even a command is refused while a request is outstanding.
