@@ -119,7 +119,10 @@ struct NotifyFidelityTests {
     func startNotifyWhileDisconnected(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { simulator, client, _ in
             try await client.connectSensor()
+            let down = client.transcript.mark
             try await client.call(Paths.sensor, BlueZInterface.device1, "Disconnect")
+            // 5.66 says Connected=false after the reply: not a change StartNotify announces.
+            try await client.waitForDisconnected(since: down)
             let mark = client.transcript.mark
             try await client.call(Paths.measurement, Self.characteristic, "StartNotify")
             // Success at once, nothing announced: the CCC is written at the next connection.
