@@ -20,6 +20,11 @@ final class PairingAgent: Sendable {
         /// Requests being answered, each with its way to give up.
         var inFlight: [UInt64: @Sendable () -> Void] = [:]
         var nextRequest: UInt64 = 0
+        /// The serial of bluetoothd's latest `Cancel`: requests it sent before that are over,
+        /// even when their handler task starts after the `Cancel`'s (each method runs on a task
+        /// of its own, so their order is not the order bluetoothd sent them in).
+        /// Kept with bluetoothd's unique name: a restarted bluetoothd numbers from 1 again.
+        var cancelledAt: (sender: BusName?, serial: UInt32)?
     }
 
     private let session: BlueZSession
@@ -90,7 +95,7 @@ final class PairingAgent: Sendable {
             methods: [
                 ExportedMethod(BlueZMethod.requestPasskey, in: object, out: try Signature("u")) { [weak self] call in
                     let id = try Self.peripheral(call)
-                    let passkey = try await self?.answer { await handler.passkey(for: id) } ?? nil
+                    let passkey = try await self?.answer(call) { await handler.passkey(for: id) } ?? nil
                     guard let passkey, passkey <= 999_999 else { throw Self.rejected }
                     return [.uint32(passkey)]
                 },
@@ -99,39 +104,49 @@ final class PairingAgent: Sendable {
                     guard call.body.count == 3, case .uint32(let passkey) = call.body[1],
                         case .uint16(let entered) = call.body[2]
                     else { throw Self.rejected }
-                    _ = try await self?.answer { await handler.display(passkey: passkey, entered: entered, for: id) }
+                    _ = try await self?.answer(call) {
+                        await handler.display(passkey: passkey, entered: entered, for: id)
+                    }
                     return []
                 },
                 ExportedMethod(BlueZMethod.requestConfirmation, in: try Signature("ou")) { [weak self] call in
                     let id = try Self.peripheral(call)
                     guard case .uint32(let passkey)? = call.body.last else { throw Self.rejected }
-                    try await self?.require { await handler.confirm(passkey: passkey, for: id) }
+                    try await self?.require(call) { await handler.confirm(passkey: passkey, for: id) }
                     return []
                 },
                 ExportedMethod(BlueZMethod.requestAuthorization, in: object) { [weak self] call in
                     let id = try Self.peripheral(call)
-                    try await self?.require { await handler.authorize(id) }
+                    try await self?.require(call) { await handler.authorize(id) }
                     return []
                 },
                 ExportedMethod(BlueZMethod.authorizeService, in: try Signature("os")) { [weak self] call in
                     let id = try Self.peripheral(call)
                     guard case .string(let uuid)? = call.body.last else { throw Self.rejected }
-                    try await self?.require { await handler.authorizeService(BluetoothUUID(uuid), for: id) }
+                    try await self?.require(call) { await handler.authorizeService(BluetoothUUID(uuid), for: id) }
                     return []
                 },
                 ExportedMethod(BlueZMethod.requestPinCode, in: object, out: try Signature("s")) { [weak self] call in
                     let id = try Self.peripheral(call)
-                    let pin = try await self?.answer { await handler.pinCode(for: id) } ?? nil
+                    let pin = try await self?.answer(call) { await handler.pinCode(for: id) } ?? nil
                     guard let pin, (1...16).contains(pin.utf8.count) else { throw Self.rejected }
                     return [.string(pin)]
                 },
                 ExportedMethod(BlueZMethod.displayPinCode, in: try Signature("os")) { [weak self] call in
                     let id = try Self.peripheral(call)
                     guard case .string(let pin)? = call.body.last else { throw Self.rejected }
-                    _ = try await self?.answer { await handler.display(pinCode: pin, for: id) }
+                    _ = try await self?.answer(call) { await handler.display(pinCode: pin, for: id) }
                     return []
                 },
-                ExportedMethod(BlueZMethod.cancel) { [weak self] _ in
+                ExportedMethod(BlueZMethod.cancel) { [weak self] call in
+                    self?.state.withLock { state in
+                        if let last = state.cancelledAt, last.sender == call.sender,
+                            !PropertyRefreshes.isOlder(last.serial, than: call.serial)
+                        {
+                            return
+                        }
+                        state.cancelledAt = (call.sender, call.serial)
+                    }
                     self?.giveUpAll()
                     handler.cancelled()
                     return []
@@ -149,7 +164,15 @@ final class PairingAgent: Sendable {
     /// Runs `body` on a task of its own and returns its answer, or throws `Canceled` when the
     /// answer timeout passes or bluetoothd cancels first (the body's task is cancelled too,
     /// but a body that ignores cancellation cannot hold up the reply).
-    private func answer<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async throws -> Value {
+    private func answer<Value: Sendable>(
+        _ request: DBusMessage, _ body: @escaping @Sendable () async -> Value
+    ) async throws -> Value {
+        let overAlready = state.withLock { state in
+            guard let cancelled = state.cancelledAt, cancelled.sender == request.sender else { return false }
+            return !PropertyRefreshes.isOlder(cancelled.serial, than: request.serial)
+        }
+        // bluetoothd cancelled this request before its handler's turn came: never ask it.
+        if overAlready { throw Self.canceled }
         let slot = OnceSlot<Value>(diagnostics: session.diagnostics)
         let worker = Task { slot.finish(.success(await body())) }
         let giveUp: @Sendable () -> Void = {
@@ -177,8 +200,8 @@ final class PairingAgent: Sendable {
     }
 
     /// Like ``answer(_:)`` for a yes-or-no question; no is `Rejected`.
-    private func require(_ body: @escaping @Sendable () async -> Bool) async throws {
-        guard try await answer(body) else { throw Self.rejected }
+    private func require(_ request: DBusMessage, _ body: @escaping @Sendable () async -> Bool) async throws {
+        guard try await answer(request, body) else { throw Self.rejected }
     }
 
     private func giveUpAll() {
