@@ -89,7 +89,9 @@ struct CentralStateTests {
         try await SimulatorFixture.run { fixture in
             let central = try await fixture.poweredCentral()
             let states = central.states
-            let restart = Task { try await fixture.simulator.restartDaemon(downtime: .seconds(1)) }
+            // A downtime long enough that bluetoothd is still away when the state is read below,
+            // even when the whole suite loads the machine (1 s once was not).
+            let restart = Task { try await fixture.simulator.restartDaemon(downtime: .seconds(5)) }
             #expect(try await first(states) { $0 == .resetting } == .resetting)
             #expect(await central.state == .resetting)
             try await restart.value
