@@ -47,16 +47,14 @@ extension Daemon {
             guard isCurrent(state) else { return }
             let options: GattOptions
             do throws(DBusError) { options = try GattOptions(call.body.first) } catch { return reply.fail(error) }
-            // Fields are read in place, through the values' modify accessor: their getter copies
-            // a whole DeviceState or PeripheralRecord (dozens of retains), and reads are the
-            // hottest path there is.
+            // Fields are read in place (`inPlace`): reads are the hottest path there is.
             guard let index = state.devices.index(forKey: target.device),
-                let link = Self.readableLink(&state.devices.values[index], target.path),
+                let link = state.devices.inPlace(index, { Self.readableLink($0, target.path) }),
                 let recordIndex = state.peripherals.index(forKey: link.address)
             else { return reply.fail(Self.notConnected) }
             // A peripheral another simulated adapter's application serves: only then is the
             // record copied, so the ordinary read keeps its in-place lookups.
-            if Self.isServedByApplication(&state.peripherals.values[recordIndex]),
+            if state.peripherals.inPlace(recordIndex, { $0.servedBy != nil }),
                 let server = bridgedTarget(state, state.peripherals.values[recordIndex], target)
             {
                 return bridgedRead(&state, server, state.devices.values[index], target, offset: options.offset, reply)
@@ -71,7 +69,8 @@ extension Daemon {
             }
             let fault = state.takeFault(.read, address: link.address.description, characteristic: target.uuid)
             guard let delay = applyGattFault(fault, reply, &state, device: target.device) else { return }
-            if !target.isDescriptor, let refusal = Self.readRefusal(&state.peripherals.values[recordIndex], target.key)
+            if !target.isDescriptor,
+                let refusal = state.peripherals.inPlace(recordIndex, { Self.readRefusal($0, target.key) })
             {
                 switch refusal {
                 case .attError(let code): return reply.fail(ATTErrorMapping.clientError(forATTError: code))
@@ -101,18 +100,14 @@ extension Daemon {
 
     /// What a read needs of the device, when it is connected with its GATT tree resolved: the
     /// peer's address, the link's generation and the offset of a read of `attribute` in flight.
-    /// `inout` only to be reached in place (see `readValue`); nothing is changed.
     private static func readableLink(
-        _ device: inout DeviceState, _ attribute: ObjectPath
+        _ device: borrowing DeviceState, _ attribute: ObjectPath
     ) -> (address: BluetoothAddress, generation: Int, pendingOffset: UInt16?)? {
         guard device.connected, device.gatt != nil else { return nil }
         // Usually none: then the attribute's path is not even hashed.
         let pending = device.readsInFlight.isEmpty ? nil : device.readsInFlight[attribute]?.offset
         return (device.address, device.linkGeneration, pending)
     }
-
-    /// `inout` only to be reached in place (see `readValue`).
-    private static func isServedByApplication(_ record: inout PeripheralRecord) -> Bool { record.servedBy != nil }
 
     /// Why the peer does not simply serve a read of a characteristic.
     private enum ReadRefusal {
@@ -124,8 +119,7 @@ extension Daemon {
 
     /// bluetoothd sends the read whatever the Flags say; the peer refuses it when it is not
     /// readable, when the link lacks the security it demands, or with its scripted error.
-    /// `inout` only to be reached in place (see `readValue`).
-    private static func readRefusal(_ record: inout PeripheralRecord, _ key: ValueKey) -> ReadRefusal? {
+    private static func readRefusal(_ record: borrowing PeripheralRecord, _ key: ValueKey) -> ReadRefusal? {
         let services = record.definition.services
         guard services.indices.contains(key.service),
             services[key.service].characteristics.indices.contains(key.characteristic)
@@ -151,7 +145,7 @@ extension Daemon {
         _ state: inout SimState, _ target: GattTarget, offset: UInt16, replies: [MethodReply], generation: Int
     ) {
         guard let index = state.devices.index(forKey: target.device),
-            Self.linkGeneration(&state.devices.values[index]) == generation
+            state.devices.inPlace(index, { $0.linkGeneration }) == generation
         else {
             for waiting in replies { waiting.fail(Self.linkLost) }
             return
@@ -159,8 +153,8 @@ extension Daemon {
         let value: Data
         if target.isCCC {
             value = currentValue(state, state.devices.values[index], record: nil, target)
-        } else if let recordIndex = state.peripherals.index(forKey: Self.address(&state.devices.values[index])) {
-            value = Self.storedValue(&state.peripherals.values[recordIndex], target.key)
+        } else if let recordIndex = state.peripherals.index(forKey: state.devices.inPlace(index, { $0.address })) {
+            value = state.peripherals.inPlace(recordIndex, { $0.values[target.key] ?? Data() })
         } else {
             value = Data()
         }
@@ -183,17 +177,6 @@ extension Daemon {
         emit(target.path, target.interface, set: [("Value", .bytes(cached))])
         let answer = offset == 0 ? cached : Data(cached.dropFirst(offset))
         for waiting in replies { waiting.succeed([.bytes(answer)]) }
-    }
-
-    /// `inout` only to be reached in place (see `readValue`).
-    private static func linkGeneration(_ device: inout DeviceState) -> Int { device.linkGeneration }
-
-    /// `inout` only to be reached in place (see `readValue`).
-    private static func address(_ device: inout DeviceState) -> BluetoothAddress { device.address }
-
-    /// `inout` only to be reached in place (see `readValue`).
-    private static func storedValue(_ record: inout PeripheralRecord, _ key: ValueKey) -> Data {
-        record.values[key] ?? Data()
     }
 
     /// `gatt_db_attribute_write` on a cached value: grown (zero-filled) when the bytes do not

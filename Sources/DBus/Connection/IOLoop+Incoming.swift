@@ -14,12 +14,7 @@ extension IOLoop {
         }
         // The wire's signature, not one spelt out again from the decoded body.
         let signature = dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
-        let resolution = core.objects.withLock { table in
-            var cache = table.resolvedMethods
-            table.resolvedMethods = ResolvedMethods()
-            defer { table.resolvedMethods = cache }
-            return cache.resolve(call, signature: signature, in: table)
-        }
+        let resolution = core.objects.withLock { $0.resolve(call, signature: signature) }
         answer(call, resolution)
     }
 

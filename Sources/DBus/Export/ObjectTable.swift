@@ -31,10 +31,19 @@ struct ObjectTable {
     private(set) var managers: Set<ObjectPath> = []
     /// Recent resolutions of incoming calls, emptied by every change to objects, interfaces or
     /// methods (not property values), so none outlives what it resolved to.
-    var resolvedMethods = ResolvedMethods()
+    private var resolvedMethods = ResolvedMethods()
 
     init(conventions: ExportConventions = .standard) {
         self.conventions = conventions
+    }
+
+    /// ``IncomingCall/resolve(_:signature:in:)`` through the recent resolutions.
+    mutating func resolve(_ call: DBusMessage, signature: String) -> IncomingCall {
+        // Moved out while it resolves against the table it belongs to.
+        var cache = resolvedMethods
+        resolvedMethods = ResolvedMethods()
+        defer { resolvedMethods = cache }
+        return cache.resolve(call, signature: signature, in: self)
     }
 
     mutating func addManager(at path: ObjectPath) {
