@@ -8,10 +8,15 @@ round runs, interleaved:
     F = read    the same C server answering `dbus_floor read N WARMUP`: a ReadValue(a{sv}) served
                 as bluetoothd 5.66 serves it on D-Bus (options parsed, value cached, then
                 PropertiesChanged(Value) and the reply, the shapes gdbus sends)
+    G = floor read, same client: the C server's ReadValue answering `ble-bench sim-read N WARMUP
+                --server org.swiftble.Bench PATH`, the very client B has
     B = sim     `ble-sim --bus ADDRESS --scenario FILE` answering `ble-bench sim-read N WARMUP`
                 (discovery, Connect, then ReadValue calls: a PropertiesChanged(Value) and a reply each)
 
-The goal compares B with F, the floor doing the same work; E is kept for reference.
+The goal compares B with G, the floor doing the same work for the same client: a server's
+CPU depends on its client too (how often the bus daemon sleeps when the server sends, and so
+what each send's wake-up costs the sender's kernel), so only G leaves the server as the one
+difference. F, with the C client, and E are kept for reference.
 
 Server CPU per call is the server process's utime + stime (/proc/PID/stat) over the client run,
 divided by N + warm-up. ble-sim is started fresh each round, after which its start-up CPU is
@@ -46,14 +51,22 @@ from run_dbus_calls import (  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def floor_round(bus, floor, mode, n, warmup):
-    """Server CPU µs per call of the C server: `echo` (Echo of 20 bytes) or `read` (ReadValue)."""
+FLOOR_NAME = "org.swiftble.Bench"
+FLOOR_CHARACTERISTIC = "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0009/char000e"
+
+
+def floor_round(bus, floor, mode, n, warmup, client=None):
+    """Server CPU µs per call of the C server: `echo` (Echo of 20 bytes), `read` (ReadValue from
+    the C client) or `same` (ReadValue from `client`, the ble-bench that B is measured with)."""
     before = cpu_seconds(bus.server.pid)
     if mode == "echo":
-        args, case = ["seq", "20", str(n), str(warmup)], Case("seq", 20)
+        command, case = [floor, "seq", "20", str(n), str(warmup)], Case("seq", 20)
+    elif mode == "read":
+        command, case = [floor, "read", str(n), str(warmup)], Case("read", 1)
     else:
-        args, case = ["read", str(n), str(warmup)], Case("read", 1)
-    proc = run_in_own_group([floor, *args], bus.env, 300)
+        command = [str(client), "sim-read", str(n), str(warmup), "--server", FLOOR_NAME, FLOOR_CHARACTERISTIC]
+        case = Case("sim-read", 0)
+    proc = run_in_own_group(command, bus.env, 300)
     if proc.returncode != 0:
         raise BenchError(f"floor client failed: {proc.stderr.strip()[-300:]}")
     result = parse_client_output(proc.stdout, case, n)
@@ -100,7 +113,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     floor, bin_dir = str(Path(args.floor).resolve()), Path(args.bin).resolve()
     baseline_dir = Path(args.baseline_bin).resolve() if args.baseline_bin else None
-    steps_of_round = ["echo", "read", "sim"] + (["base"] if baseline_dir else [])
+    steps_of_round = ["echo", "read", "same", "sim"] + (["base"] if baseline_dir else [])
     rows = {f"{step}_{metric}": [] for step in steps_of_round for metric in ("cpu", "p50")}
     with PrivateBus(floor) as bus:
         for round_index in range(args.rounds):
@@ -113,28 +126,37 @@ def main(argv=None):
                         bus, bin_dir, args.scenario, args.n, args.warmup,
                         sim_dir=baseline_dir if step == "base" else None)
                 else:
-                    cpu, result = floor_round(bus, floor, step, args.n, args.warmup)
+                    cpu, result = floor_round(bus, floor, step, args.n, args.warmup, client=bin_dir / "ble-bench")
                 rows[f"{step}_cpu"].append(cpu)
                 rows[f"{step}_p50"].append(result["p50_us"])
             log(f"round {round_index + 1}: " + ", ".join(f"{step} {rows[step + '_cpu'][-1]:.1f} µs"
                                                          for step in steps_of_round))
     median = {key: statistics.median(values) for key, values in rows.items()}
-    print("| metric | E floor (C Echo) | F floor (C ReadValue, as bluetoothd) | B ble-sim ReadValue |")
-    print("|---|---|---|---|")
-    print(f"| server CPU µs/call | {spread(rows['echo_cpu'])} | {spread(rows['read_cpu'])} | {spread(rows['sim_cpu'])} |")
-    print(f"| client p50 µs | {spread(rows['echo_p50'])} | {spread(rows['read_p50'])} | {spread(rows['sim_p50'])} |")
+    print("| metric | E floor (C Echo) | F floor (C ReadValue, as bluetoothd) | G floor ReadValue, B's client "
+          "| B ble-sim ReadValue |")
+    print("|---|---|---|---|---|")
+    print(f"| server CPU µs/call | {spread(rows['echo_cpu'])} | {spread(rows['read_cpu'])} | "
+          f"{spread(rows['same_cpu'])} | {spread(rows['sim_cpu'])} |")
+    print(f"| client p50 µs | {spread(rows['echo_p50'])} | {spread(rows['read_p50'])} | "
+          f"{spread(rows['same_p50'])} | {spread(rows['sim_p50'])} |")
     if baseline_dir:
         print(f"| A baseline ble-sim: server CPU µs/call | {spread(rows['base_cpu'])} | client p50 µs | "
               f"{spread(rows['base_p50'])} |")
         ratios = [b / a for b, a in zip(rows["sim_cpu"], rows["base_cpu"])]
         print(f"\nB/A server CPU per round: {', '.join(f'{r:.2f}' for r in ratios)}; median "
               f"{statistics.median(ratios):.2f}× (below 1: B is cheaper)")
-    print(f"\nB/F server CPU (medians): {median['sim_cpu'] / median['read_cpu']:.2f}× (goal ≤ 1.2×); "
+    same_ratios = [b / g for b, g in zip(rows["sim_cpu"], rows["same_cpu"])]
+    print(f"\nB/G server CPU per round: {', '.join(f'{r:.2f}' for r in same_ratios)}; median "
+          f"{statistics.median(same_ratios):.2f}× (goal ≤ 1.2×)")
+    print(f"B/G (medians) {median['sim_cpu'] / median['same_cpu']:.2f}×; "
+          f"B/F {median['sim_cpu'] / median['read_cpu']:.2f}×; "
           f"B/E: {median['sim_cpu'] / median['echo_cpu']:.2f}×; N {args.n}, warm-up {args.warmup}, "
           f"{args.rounds} rounds, {os.cpu_count()} CPUs")
     if args.json:
         summary = {"n": args.n, "warmup": args.warmup, "rounds": args.rounds, "cpus": os.cpu_count(),
                    "per_round": rows, "median": median,
+                   "ratio_sim_to_same_client_floor_per_round_median": statistics.median(same_ratios),
+                   "ratio_sim_to_same_client_floor": median["sim_cpu"] / median["same_cpu"],
                    "ratio_sim_to_read_floor": median["sim_cpu"] / median["read_cpu"],
                    "ratio_sim_to_echo_floor": median["sim_cpu"] / median["echo_cpu"]}
         Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")

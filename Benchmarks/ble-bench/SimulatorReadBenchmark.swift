@@ -53,12 +53,16 @@ struct SimulatorReadBenchmark {
         throw DBusError(.invalidValue, message: "no readable characteristic")
     }
 
-    func run(count: Int, warmup: Int) async throws -> CallReport {
-        let path = try await prepare()
+    /// `server`, when given, is a service and characteristic path to read straight away (the
+    /// C floor's ReadValue), so the floor and ble-sim are measured with the same client.
+    func run(count: Int, warmup: Int, server: (name: BusName, path: ObjectPath)? = nil) async throws -> CallReport {
+        let destination = server?.name ?? BlueZService.busName
+        let path: ObjectPath
+        if let server { path = server.path } else { path = try await prepare() }
         let options = DBusValue.dictionary(key: .string, value: .variant, [])
         func read() async throws {
             let reply = try await connection.call(
-                destination: BlueZService.busName, path: path, interface: BlueZInterface.gattCharacteristic1,
+                destination: destination, path: path, interface: BlueZInterface.gattCharacteristic1,
                 member: BlueZMethod.readValue, arguments: [options])
             guard case .bytes? = reply.body.first else { throw DBusError(.typeMismatch, message: "ReadValue reply") }
         }

@@ -8,6 +8,7 @@ let usage = """
     usage: ble-bench dbus-calls seq SIZE N WARMUP
            ble-bench dbus-calls pipe SIZE N WINDOW WARMUP
            ble-bench sim-read N WARMUP          (GATT reads served by ble-sim on the same bus)
+           ble-bench sim-read N WARMUP --server NAME PATH   (the same reads, of PATH at NAME: the C floor)
            ble-bench sim-scan N HOLD_S          (discovery of N advertisers through ble-sim)
            ble-bench gatt CASE ARGS...          (the GATT cases of gatt_floor.c, through the BLE API)
     The bus is $DBUS_SYSTEM_BUS_ADDRESS; the server is org.swiftble.Bench (Benchmarks/floor).
@@ -23,11 +24,19 @@ if arguments.first == "gatt" {
         exit(1)
     }
 }
-if arguments.first == "sim-read", arguments.count == 3, let count = Int(arguments[1]), let warmup = Int(arguments[2]) {
+if arguments.first == "sim-read", arguments.count == 3 || arguments.count == 6, let count = Int(arguments[1]),
+    let warmup = Int(arguments[2])
+{
     do {
+        var server: (name: BusName, path: ObjectPath)?
+        if arguments.count == 6 {
+            guard arguments[3] == "--server" else { throw DBusError(.invalidValue, message: usage) }
+            server = (try BusName(arguments[4]), try ObjectPath(arguments[5]))
+        }
         let benchmark = try await SimulatorReadBenchmark()
+        let target = server
         let report = try await withTaskExecutorPreference(benchmark.connection.executor) {
-            try await benchmark.run(count: count, warmup: warmup)
+            try await benchmark.run(count: count, warmup: warmup, server: target)
         }
         print(report.json)
         exit(0)

@@ -96,8 +96,11 @@ extension Connection {
         guard let path else { return .failure(DBusError(.invalidValue, message: "no path")) }
         return core.objects.withLock { table -> Result<[DBusValue], DBusError> in
             do throws(DBusError) {
-                let signals = try table.updateProperties(set: changes, remove: removals, interface: interface, at: path)
-                if announce { Self.emit(signals, on: core) }
+                let change = try table.updateProperties(set: changes, remove: removals, interface: interface, at: path)
+                // Built here, under the lock, so signals leave in the order the table changed.
+                if announce, let change {
+                    core.enqueueSend(OwnedMessage(adopting: try MessageEncoder.propertiesChanged(change)))
+                }
                 return .success([])
             } catch {
                 return .failure(error)

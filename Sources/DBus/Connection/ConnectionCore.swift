@@ -5,10 +5,21 @@ import Synchronization
 /// A unit of work for the I/O thread; it receives the loop that owns the libdbus connection.
 typealias IOJob = @Sendable (IOLoop) -> Void
 
-/// A queued ``IOJob``. Wrapped because an array of bare closures stores each behind a
-/// reabstraction thunk, which costs an allocation per job.
-struct QueuedJob: Sendable {
-    let run: IOJob
+/// Work queued for the I/O thread. Not an array of bare closures, which stores each behind a
+/// reabstraction thunk (an allocation per job); and a message built already needs no closure.
+enum QueuedJob: Sendable {
+    case run(IOJob)
+    /// A message built on another thread (a reply, a signal), only to be sent.
+    case send(OwnedMessage)
+
+    func perform(on loop: IOLoop) {
+        switch self {
+        case .run(let job): job(loop)
+        case .send(let message):
+            loop.sendRaw(message.raw)
+            message.release()
+        }
+    }
 }
 
 /// The part of a connection that any thread may touch: the job queue, the wake-up eventfd,
@@ -47,7 +58,13 @@ final class ConnectionCore: Sendable {
     /// case the job will never run and the caller must finish whatever it was for.
     @discardableResult
     func enqueue(_ job: @escaping IOJob) -> Bool {
-        push { $0.jobs.append(QueuedJob(run: job)) }
+        push { $0.jobs.append(.run(job)) }
+    }
+
+    /// Queues a built message to be sent in order with the jobs queued before it; its
+    /// reference is given up either way.
+    func enqueueSend(_ message: OwnedMessage) {
+        if !push({ $0.jobs.append(.send(message)) }) { message.release() }
     }
 
     /// Queues a task job for the I/O thread (see ``ConnectionExecutor``).
@@ -59,7 +76,7 @@ final class ConnectionCore: Sendable {
     /// so nothing queued after `close()` can wait for a loop that is about to exit.
     func enqueueFinal(_ job: @escaping IOJob) {
         push { queue in
-            queue.jobs.append(QueuedJob(run: job))
+            queue.jobs.append(.run(job))
             queue.closed = true
         }
     }

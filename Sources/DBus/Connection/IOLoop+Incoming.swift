@@ -3,22 +3,38 @@ import CDBus
 extension IOLoop {
     /// Answers a method call addressed to one of our exported objects.
     func handleMethodCall(_ raw: OpaquePointer) {
-        let call: DBusMessage
-        do {
-            call = try MessageDecoder.decode(raw)
+        do throws(DBusError) {
+            if let hit = resolvedCall(raw) {
+                let call = try MessageDecoder.decodeCall(
+                    raw, path: hit.path, interface: hit.interface, member: hit.member, names: &recentNames)
+                return answer(call, hit.resolution, received: raw)
+            }
+            let call = try MessageDecoder.decode(raw)
+            // The wire's signature, not one spelt out again from the decoded body.
+            let signature = dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
+            let resolution = core.objects.withLock { $0.resolve(call, signature: signature) }
+            answer(call, resolution, received: raw)
         } catch {
             if let header = try? MessageDecoder.decodeHeader(raw) {
                 send(Self.errorReply(to: header, DBusError.StandardName.invalidArgs, error.message))
             }
-            return
         }
-        // The wire's signature, not one spelt out again from the decoded body.
-        let signature = dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
-        let resolution = core.objects.withLock { $0.resolve(call, signature: signature) }
-        answer(call, resolution)
     }
 
-    private func answer(_ call: DBusMessage, _ resolution: IncomingCall) {
+    /// The resolution of a call to a method answered lately, found without decoding a name.
+    private func resolvedCall(_ raw: OpaquePointer) -> ResolvedCall? {
+        guard let path = dbus_message_get_path(raw), let member = dbus_message_get_member(raw),
+            let signature = dbus_message_get_signature(raw)
+        else { return nil }
+        let interface = dbus_message_get_interface(raw)
+        return core.objects.withLock {
+            $0.resolvedCall(path: path, interface: interface, member: member, signature: signature)
+        }
+    }
+
+    /// `received` is the call as libdbus delivered it, for deferred replies built straight
+    /// from it; only valid during this turn, so `nil` for an answer given later.
+    private func answer(_ call: DBusMessage, _ resolution: IncomingCall, received: OpaquePointer?) {
         switch resolution {
         case .restricted(let accepted, let inner):
             authorize(call.sender, as: accepted) { [unowned self] allowed in
@@ -27,7 +43,7 @@ extension IOLoop {
                     let denied = DBusError.reply(DBusError.StandardName.accessDenied, text)
                     return reply(to: call, with: .failure(denied), expecting: nil)
                 }
-                answer(call, inner)
+                answer(call, inner, received: nil)
             }
         case .reply(let values):
             reply(to: call, with: .success(values), expecting: nil)
@@ -43,7 +59,8 @@ extension IOLoop {
                 drainQueuedJobs()
                 reply(to: call, with: result, expecting: method.outSignature)
             case .deferred(let handler):
-                handler(call, MethodReply(call: call, outSignature: method.outSignature, core: core))
+                let reply = MethodReply(call: call, received: received, outSignature: method.outSignature, core: core)
+                handler(call, reply)
                 // A handler that answered at once queued its signals and reply: they leave now,
                 // in order, instead of after another turn of the loop.
                 drainQueuedJobs()

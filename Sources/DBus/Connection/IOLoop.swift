@@ -6,28 +6,35 @@ import Glibc
 /// It blocks in `poll` on the connection's watch fds and the core's eventfd, with the nearest
 /// libdbus timeout or queued-call deadline as its timeout, then handles I/O, runs queued jobs
 /// and dispatches messages. No busy polling, no sleeps.
+///
+/// Its state belongs to the I/O thread alone, and every access to it runs there, one at a time:
+/// the state the loop touches on every turn is marked `@exclusivity(unchecked)`, which spares
+/// each access a run-time check (a thread-local lookup) that cannot fail on a single thread.
+/// The compiler still checks every access it can see statically.
 final class IOLoop {
     let core: ConnectionCore
-    private(set) var connection: OpaquePointer?
+    @exclusivity(unchecked) private(set) var connection: OpaquePointer?
     var uniqueName: BusName?
     /// Set once the connection is closed or lost: every later job fails fast.
-    var closed = false
-    private var stopping = false
+    @exclusivity(unchecked) var closed = false
+    @exclusivity(unchecked) private var stopping = false
 
     // Watches and timeouts that libdbus asks us to mirror.
     /// With their fds, read once: a watch keeps its fd, and the loop matches fds on every wake-up.
-    private var watches: [(watch: OpaquePointer, fd: Int32)] = []
-    private var pollSet: [pollfd] = []
-    private var pollSetDirty = true
-    private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
+    @exclusivity(unchecked) private var watches: [(watch: OpaquePointer, fd: Int32)] = []
+    @exclusivity(unchecked) private var pollSet: [pollfd] = []
+    @exclusivity(unchecked) private var pollSetDirty = true
+    @exclusivity(unchecked) private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
 
     // Calls (see IOLoop+Calls.swift).
-    var calls: [UInt64: OutgoingCall] = [:]
-    var waitingCalls = CallQueue()
+    @exclusivity(unchecked) var calls: [UInt64: OutgoingCall] = [:]
+    @exclusivity(unchecked) var waitingCalls = CallQueue()
     /// Deadlines of sent calls (deadline, call ID); entries of finished calls linger until due
     /// or pruned.
-    var sentDeadlines = MinHeap<UInt64, UInt64>()
+    @exclusivity(unchecked) var sentDeadlines = MinHeap<UInt64, UInt64>()
     var inFlight = 0
+    /// Who called lately, for decoding the next call (see ``RecentBusNames``).
+    @exclusivity(unchecked) var recentNames = RecentBusNames()
     /// Serials of calls we gave up on (timed out or cancelled) that the bus still counts as
     /// awaiting a reply; each keeps its window slot until that reply reaches the filter.
     var abandonedSerials: Set<UInt32> = []
@@ -37,8 +44,8 @@ final class IOLoop {
     var pendingRuleAdds: [String: [(Result<Void, DBusError>) -> Void]] = [:]
 
     // Emptied buffers that ``drainJobs()`` swaps with the queue's (see there).
-    private var spareJobs: [QueuedJob] = []
-    private var spareTasks: [UnownedJob] = []
+    @exclusivity(unchecked) private var spareJobs: [QueuedJob] = []
+    @exclusivity(unchecked) private var spareTasks: [UnownedJob] = []
 
     let executor: ConnectionExecutor
 
@@ -154,7 +161,7 @@ final class IOLoop {
             swap(&queue.jobs, &jobs)
             swap(&queue.tasks, &tasks)
         }
-        for job in jobs { job.run(self) }
+        for job in jobs { job.perform(on: self) }
         if !tasks.isEmpty {
             let executor = executor
             for task in tasks {
@@ -170,7 +177,7 @@ final class IOLoop {
     func drainQueuedJobs() {
         var jobs = takeSpare(&spareJobs)
         core.queue.withLock { swap(&$0.jobs, &jobs) }
-        for job in jobs { job.run(self) }
+        for job in jobs { job.perform(on: self) }
         returnSpare(&jobs, to: &spareJobs)
     }
 
@@ -245,6 +252,7 @@ final class IOLoop {
     }
 
     private func fireExpiredTimeouts() {
+        guard !timeouts.isEmpty else { return }
         let now = MonotonicClock.now()
         // Most wake-ups expire nothing: check before collecting anything.
         guard timeouts.values.contains(where: { $0.deadline <= now }) else { return }

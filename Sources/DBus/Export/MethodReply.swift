@@ -10,18 +10,23 @@ public final class MethodReply: Sendable {
     private let outSignature: Signature?
     private let core: ConnectionCore
     private let answered = Atomic<Bool>(false)
+    /// The call as libdbus received it, kept so a return is built straight from it (see
+    /// ``succeed(_:)``); `nil` when it was not at hand.
+    private let received: OwnedMessage?
 
-    init(call: DBusMessage, outSignature: Signature?, core: ConnectionCore) {
+    init(call: DBusMessage, received raw: OpaquePointer?, outSignature: Signature?, core: ConnectionCore) {
         self.call = call
         self.address = ReplyAddress(call)
         self.outSignature = outSignature
         self.core = core
+        self.received = raw.map { OwnedMessage(retaining: $0) }
     }
 
     deinit {
         if !answered.load(ordering: .acquiring) {
             send(.failure(DBusError.reply(DBusError.StandardName.noReply, "the handler dropped the call unanswered")))
         }
+        received?.release()
     }
 
     /// The call being answered.
@@ -31,15 +36,29 @@ public final class MethodReply: Sendable {
     public var isAnswered: Bool { answered.load(ordering: .acquiring) }
 
     /// Answers with a method return carrying `values`.
-    public func succeed(_ values: [DBusValue] = []) { answer(.success(values)) }
+    public func succeed(_ values: [DBusValue] = []) {
+        guard claim() else { return }
+        guard !address.noReplyExpected else { return }
+        // The common case is built on the caller's thread, with no message tree between; a
+        // reply that does not match its declared types, or does not encode, goes the long way,
+        // which answers with the error that says why.
+        guard let received, outSignature.map({ DBusValue.values(values, match: $0) }) ?? true,
+            let reply = try? MessageEncoder.methodReturn(to: received.raw, values)
+        else { return send(.success(values)) }
+        core.enqueueSend(OwnedMessage(adopting: reply))
+    }
 
     /// Answers with an error reply; see ``ExportedMethod/Handler`` for how errors are named.
     public func fail(_ error: DBusError) { answer(.failure(error)) }
 
     private func answer(_ result: Result<[DBusValue], DBusError>) {
-        guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-        else { return }
+        guard claim() else { return }
         send(result)
+    }
+
+    /// Whether this is the first answer, which alone counts.
+    private func claim() -> Bool {
+        answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     }
 
     private func send(_ result: Result<[DBusValue], DBusError>) {

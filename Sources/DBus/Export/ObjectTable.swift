@@ -46,6 +46,14 @@ struct ObjectTable {
         return cache.resolve(call, signature: signature, in: self)
     }
 
+    /// See ``ResolvedMethods/lookup(path:interface:member:signature:)``.
+    func resolvedCall(
+        path: UnsafePointer<CChar>, interface: UnsafePointer<CChar>?, member: UnsafePointer<CChar>,
+        signature: UnsafePointer<CChar>
+    ) -> ResolvedCall? {
+        resolvedMethods.lookup(path: path, interface: interface, member: member, signature: signature)
+    }
+
     mutating func addManager(at path: ObjectPath) {
         managers.insert(path)
         resolvedMethods.removeAll()
@@ -110,21 +118,14 @@ struct ObjectTable {
     mutating func updateProperties(
         set changes: [(String, DBusValue)], remove removals: [String], interface name: InterfaceName,
         at path: ObjectPath
-    ) throws(DBusError) -> [DBusMessage] {
+    ) throws(DBusError) -> PropertiesChange? {
         // Changed in place: a copy of the interface would copy its property dictionary on every
         // change (a GATT read or notification is one).
         guard let (changed, invalidated) = try objects[path]?.interfaces[name]?.apply(changes, removals) else {
             throw DBusError.reply(DBusError.StandardName.unknownInterface, "no interface \(name) at \(path)")
         }
-        guard !changed.isEmpty || !invalidated.isEmpty else { return [] }
-        return [
-            Self.signal(
-                path, .properties, "PropertiesChanged",
-                [
-                    .string(name.rawValue), .dictionary(key: .string, value: .variant, changed),
-                    .array(.string, invalidated),
-                ])
-        ]
+        guard !changed.isEmpty || !invalidated.isEmpty else { return nil }
+        return PropertiesChange(path: path, interface: name, changed: changed, invalidated: invalidated)
     }
 
     /// `a{oa{sa{sv}}}` of every object below `manager`.
@@ -190,7 +191,7 @@ extension ExportedInterface {
     /// them; returns the changed entries and invalidated names to announce.
     fileprivate mutating func apply(
         _ changes: [(String, DBusValue)], _ removals: [String]
-    ) throws(DBusError) -> ([DBusDictionaryEntry], [DBusValue]) {
+    ) throws(DBusError) -> (changed: [(String, DBusValue)], invalidated: [String]) {
         for (property, value) in changes {
             guard let index = properties.index(forKey: property) else {
                 throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
@@ -207,23 +208,24 @@ extension ExportedInterface {
         for property in removals where properties[property] == nil {
             throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
         }
-        var changed: [DBusDictionaryEntry] = []
-        var invalidated: [DBusValue] = []
+        var changed: [(String, DBusValue)] = []
+        changed.reserveCapacity(changes.count)
+        var invalidated: [String] = []
         // Updated in place through the index: one lookup per change, no copy of the property.
         for (property, value) in changes {
             guard let index = properties.index(forKey: property) else { continue }
             properties.values[index].value = value
             properties.values[index].isPresent = true
             switch properties.values[index].changeSignal {
-            case .emitsValue: changed.append(DBusDictionaryEntry(.string(property), .variant(value)))
-            case .invalidates: invalidated.append(.string(property))
+            case .emitsValue: changed.append((property, value))
+            case .invalidates: invalidated.append(property)
             case .constant, .none: break
             }
         }
         for property in removals where properties[property]?.isPresent == true {
             properties[property]?.isPresent = false
             if properties[property]?.changeSignal != ExportedProperty.ChangeSignal.none {
-                invalidated.append(.string(property))
+                invalidated.append(property)
             }
         }
         return (changed, invalidated)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The methods incoming calls resolved to lately, so the next call to the same method skips
 /// the object table's three hashed lookups: a GATT server or a simulated bluetoothd answers
 /// the same few methods over and over. Kept in the ``ObjectTable`` under its lock, and emptied
@@ -22,6 +24,28 @@ struct ResolvedMethods {
     mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         next = 0
+    }
+
+    /// A call resolved lately, matched on the header fields libdbus holds, so a hit decodes no
+    /// names at all: it reuses the ones the call was resolved under.
+    func lookup(
+        path: UnsafePointer<CChar>, interface: UnsafePointer<CChar>?, member: UnsafePointer<CChar>,
+        signature: UnsafePointer<CChar>
+    ) -> ResolvedCall? {
+        for index in entries.indices
+        where Self.same(entries[index].member.rawValue, member) && Self.same(entries[index].signature, signature)
+            && Self.same(entries[index].interface?.rawValue, interface) && Self.same(entries[index].path.rawValue, path)
+        {
+            let entry = entries[index]
+            return ResolvedCall(
+                path: entry.path, interface: entry.interface, member: entry.member, resolution: entry.resolution)
+        }
+        return nil
+    }
+
+    private static func same(_ name: String?, _ field: UnsafePointer<CChar>?) -> Bool {
+        guard let name, let field else { return name == nil && field == nil }
+        return name.withCString { strcmp($0, field) == 0 }
     }
 
     /// ``IncomingCall/resolve(_:signature:in:)``, answered from the cache when it can be.
@@ -50,6 +74,15 @@ struct ResolvedMethods {
         }
         return resolution
     }
+}
+
+/// A hit of ``ResolvedMethods/lookup(path:interface:member:signature:)``: the names the call
+/// was resolved under, and what it resolved to.
+struct ResolvedCall {
+    var path: ObjectPath
+    var interface: InterfaceName?
+    var member: MemberName
+    var resolution: IncomingCall
 }
 
 extension IncomingCall {

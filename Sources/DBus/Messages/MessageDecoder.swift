@@ -43,6 +43,20 @@ enum MessageDecoder {
         return result
     }
 
+    /// A method call whose names are known already (see ``ResolvedCall``): only the rest of
+    /// its header and its body are read.
+    static func decodeCall(
+        _ message: OpaquePointer, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        names: inout RecentBusNames
+    ) throws(DBusError) -> DBusMessage {
+        DBusMessage(
+            kind: .methodCall, path: path, interface: interface, member: member,
+            sender: dbus_message_get_sender(message).map { names.sender($0) },
+            destination: dbus_message_get_destination(message).map { names.destination($0) },
+            serial: dbus_message_get_serial(message), noReplyExpected: dbus_message_get_no_reply(message) != 0,
+            body: try decodeBody(message))
+    }
+
     static func decodeBody(_ message: OpaquePointer) throws(DBusError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(message, &iter) != 0 else { return [] }

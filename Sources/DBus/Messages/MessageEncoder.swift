@@ -27,17 +27,7 @@ enum MessageEncoder {
     /// that a bad message is a thrown error instead: the values, the body signature's length,
     /// the fields each kind of message needs, and the reserved `org.freedesktop.DBus.Local`.
     static func validate(_ message: DBusMessage, valuesValidated: Bool = false) throws(DBusError) {
-        var signatureLength = 0
-        for value in message.body {
-            if !valuesValidated { try value.validate() }
-            signatureLength += value.signatureLength
-        }
-        if signatureLength > NameValidation.maximumLength {
-            throw DBusError(
-                .invalidValue,
-                message: "the body's signature would be \(signatureLength) bytes long, more than the maximum of "
-                    + "\(NameValidation.maximumLength)")
-        }
+        try validate(body: message.body, valuesValidated: valuesValidated)
         if message.path?.rawValue == localName.path || message.interface?.rawValue == localName.interface {
             throw DBusError(.invalidValue, message: "org.freedesktop.DBus.Local is reserved to libdbus, never sent")
         }
@@ -58,6 +48,85 @@ enum MessageEncoder {
                 throw DBusError(.invalidName, message: "invalid error name \(name)")
             }
         }
+    }
+
+    /// The body's part of ``validate(_:valuesValidated:)``: its values and its signature's length.
+    private static func validate(body: [DBusValue], valuesValidated: Bool) throws(DBusError) {
+        var signatureLength = 0
+        for value in body {
+            if !valuesValidated { try value.validate() }
+            signatureLength += value.signatureLength
+        }
+        if signatureLength > NameValidation.maximumLength {
+            throw DBusError(
+                .invalidValue,
+                message: "the body's signature would be \(signatureLength) bytes long, more than the maximum of "
+                    + "\(NameValidation.maximumLength)")
+        }
+    }
+
+    /// A method return to `call` carrying `values`, built with no ``DBusMessage`` between:
+    /// libdbus takes the destination and the reply serial from the call itself. Returns an
+    /// owned message.
+    static func methodReturn(to call: OpaquePointer, _ values: [DBusValue]) throws(DBusError) -> OpaquePointer {
+        try validate(body: values, valuesValidated: false)
+        guard let raw = dbus_message_new_method_return(call) else {
+            throw DBusError(.limitExceeded, message: "out of memory creating a message")
+        }
+        dbus_message_set_no_reply(raw, 1)
+        do {
+            try appendBody(values, to: raw)
+        } catch {
+            dbus_message_unref(raw)
+            throw error
+        }
+        return raw
+    }
+
+    /// `PropertiesChanged(s a{sv} as)` for `change`, appended straight from its parts. Its
+    /// values were validated when the table stored them, and its names when they were exported.
+    static func propertiesChanged(_ change: PropertiesChange) throws(DBusError) -> OpaquePointer {
+        let created = change.path.rawValue.withCString { path in
+            dbus_message_new_signal(path, cString(propertiesInterface), cString(propertiesChangedMember))
+        }
+        guard let raw = created else { throw DBusError(.limitExceeded, message: "out of memory creating a message") }
+        do throws(DBusError) {
+            var iter = DBusMessageIter()
+            dbus_message_iter_init_append(raw, &iter)
+            guard appendString(&iter, TypeCode.string, change.interface.rawValue) else { throw outOfMemory }
+            let changedOK = try withContainer(&iter, TypeCode.array, "{sv}") {
+                (entries: inout DBusMessageIter) throws(DBusError) in
+                for (name, value) in change.changed {
+                    let entryOK = try withContainer(&entries, TypeCode.dictEntry, nil) {
+                        (pair: inout DBusMessageIter) throws(DBusError) in
+                        guard appendString(&pair, TypeCode.string, name) else { throw outOfMemory }
+                        let variantOK = try withContainer(&pair, TypeCode.variant, value.signatureCode) {
+                            (inner: inout DBusMessageIter) throws(DBusError) in
+                            try append(value, to: &inner)
+                        }
+                        if !variantOK { throw outOfMemory }
+                    }
+                    if !entryOK { throw outOfMemory }
+                }
+            }
+            let invalidatedOK = try withContainer(&iter, TypeCode.array, "s") {
+                (names: inout DBusMessageIter) throws(DBusError) in
+                for name in change.invalidated where !appendString(&names, TypeCode.string, name) { throw outOfMemory }
+            }
+            guard changedOK, invalidatedOK else { throw outOfMemory }
+        } catch {
+            dbus_message_unref(raw)
+            throw error
+        }
+        return raw
+    }
+
+    private static let propertiesInterface: StaticString = "org.freedesktop.DBus.Properties"
+    private static let propertiesChangedMember: StaticString = "PropertiesChanged"
+
+    /// A literal's own NUL-terminated bytes: a `String` passed to C would be copied each time.
+    private static func cString(_ literal: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 
     private static let localName = (path: "/org/freedesktop/DBus/Local", interface: "org.freedesktop.DBus.Local")

@@ -41,6 +41,8 @@ extension DBusValue {
 
     /// This value's signature code, e.g. `a{sv}`.
     var signatureCode: String {
+        // A characteristic's value, in every notification and read.
+        if case .bytes = self { return "ay" }
         var out = ""
         appendSignature(to: &out)
         return out

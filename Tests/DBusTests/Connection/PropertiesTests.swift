@@ -221,6 +221,31 @@ import Testing
         }
     }
 
+    /// Values, invalidations and removals of one update travel in one signal, built straight
+    /// into the message: values in the order given, then every invalidated name.
+    @Test func oneUpdateAnnouncesValuesInvalidationsAndRemovalsTogether() async throws {
+        try await withServiceAndClient { _, connection, client in
+            let service = try Service(connection)
+            let reader = try await changes(of: connection, on: client)
+            try connection.updateProperties(
+                set: ["Count": .uint32(9), "Lazy": .string("z"), "Name": .string("n"), "Quiet": .int32(2)],
+                remove: ["Guarded"], interface: Self.interface, path: Self.object)
+            try await roundTrip(from: client, to: connection)
+
+            let signals = await reader.cancelAndDrain()
+            #expect(signals.count == 1)
+            let (interfaceName, changed, invalidated) = try decode(signals.first)
+            #expect(interfaceName == Self.interface.rawValue)
+            #expect(changed == ["Count": .uint32(9), "Name": .string("n")])
+            #expect(invalidated == ["Lazy", "Guarded"])
+            if case .dictionary(_, _, let entries)? = signals.first?.body[1] {
+                #expect(entries.map(\.key) == [.string("Count"), .string("Name")], "in the order given")
+            }
+            #expect(service.stored("Guarded") == nil)
+            #expect(service.stored("Quiet") == .int32(2))
+        }
+    }
+
     @Test func setPropertyRefusesWhatCannotBeStored() async throws {
         try await withServiceAndClient { _, connection, _ in
             let service = try Service(connection)
