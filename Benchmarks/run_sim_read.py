@@ -12,11 +12,15 @@ round runs, interleaved:
                 --server org.swiftble.Bench PATH`, the very client B has
     B = sim     `ble-sim --bus ADDRESS --scenario FILE` answering `ble-bench sim-read N WARMUP`
                 (discovery, Connect, then ReadValue calls: a PropertiesChanged(Value) and a reply each)
+    P = paired  B again, but the client reads the C floor's characteristic right after every read
+                of ble-sim (`--paired`): both servers serve the same client, call for call, in the
+                same seconds, so the ratio of their CPU per call is free of the load swings that
+                separate the other columns' runs (on a shared machine, ±15 % between runs)
 
-The goal compares B with G, the floor doing the same work for the same client: a server's
+The goal compares ble-sim with the floor doing the same work for the same client: a server's
 CPU depends on its client too (how often the bus daemon sleeps when the server sends, and so
-what each send's wake-up costs the sender's kernel), so only G leaves the server as the one
-difference. F, with the C client, and E are kept for reference.
+what each send's wake-up costs the sender's kernel). P measures that within one run, B/G across
+runs; F, with the C client, and E are kept for reference.
 
 Server CPU per call is the server process's utime + stime (/proc/PID/stat) over the client run,
 divided by N + warm-up. ble-sim is started fresh each round, after which its start-up CPU is
@@ -73,8 +77,10 @@ def floor_round(bus, floor, mode, n, warmup, client=None):
     return (cpu_seconds(bus.server.pid) - before) * 1e6 / (n + warmup), result
 
 
-def sim_round(bus, bin_dir, scenario, n, warmup, sim_dir=None):
-    """Server CPU µs per call of ble-sim (from `sim_dir`, else `bin_dir`) serving ReadValue."""
+def sim_round(bus, bin_dir, scenario, n, warmup, sim_dir=None, paired=False):
+    """Server CPU µs per call of ble-sim (from `sim_dir`, else `bin_dir`) serving ReadValue.
+    With `paired`, the client reads the C floor's characteristic after every read of ble-sim,
+    and the floor server's CPU per call over the same run comes back too."""
     sim = subprocess.Popen(
         [str((sim_dir or bin_dir) / "ble-sim"), "--bus", bus.env["DBUS_SYSTEM_BUS_ADDRESS"], "--scenario", str(scenario)],
         env=bus.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -82,13 +88,20 @@ def sim_round(bus, bin_dir, scenario, n, warmup, sim_dir=None):
     try:
         read_line(sim, 30, "the bus address from ble-sim")
         time.sleep(0.3)
-        before = cpu_seconds(sim.pid)
-        proc = run_in_own_group([str(bin_dir / "ble-bench"), "sim-read", str(n), str(warmup)], bus.env, 300)
-        after = cpu_seconds(sim.pid)
+        command = [str(bin_dir / "ble-bench"), "sim-read", str(n), str(warmup)]
+        if paired:
+            command += ["--paired", FLOOR_NAME, FLOOR_CHARACTERISTIC]
+        before, floor_before = cpu_seconds(sim.pid), cpu_seconds(bus.server.pid)
+        proc = run_in_own_group(command, bus.env, 300)
+        after, floor_after = cpu_seconds(sim.pid), cpu_seconds(bus.server.pid)
         if proc.returncode != 0:
             raise BenchError(f"sim-read failed: {proc.stderr.strip()[-300:]}")
         result = parse_client_output(proc.stdout, Case("sim-read", 0), n)
-        return (after - before) * 1e6 / (n + warmup), result
+        cpu = (after - before) * 1e6 / (n + warmup)
+        if not paired:
+            return cpu, result
+        floor_result = json.loads([line for line in proc.stdout.splitlines() if line.strip()][-2])
+        return cpu, result, (floor_after - floor_before) * 1e6 / (n + warmup), floor_result
     finally:
         if sim.poll() is None:
             sim.send_signal(signal.SIGINT)
@@ -113,15 +126,20 @@ def main(argv=None):
     args = parser.parse_args(argv)
     floor, bin_dir = str(Path(args.floor).resolve()), Path(args.bin).resolve()
     baseline_dir = Path(args.baseline_bin).resolve() if args.baseline_bin else None
-    steps_of_round = ["echo", "read", "same", "sim"] + (["base"] if baseline_dir else [])
-    rows = {f"{step}_{metric}": [] for step in steps_of_round for metric in ("cpu", "p50")}
+    steps_of_round = ["echo", "read", "same", "sim", "pair"] + (["base"] if baseline_dir else [])
+    rows = {f"{step}_{metric}": [] for step in steps_of_round + ["pairfloor"] for metric in ("cpu", "p50")}
     with PrivateBus(floor) as bus:
         for round_index in range(args.rounds):
             # The order rotates, so no side always runs first after a pause.
             shift = round_index % len(steps_of_round)
             steps = steps_of_round[shift:] + steps_of_round[:shift]
             for step in steps:
-                if step in ("sim", "base"):
+                if step == "pair":
+                    cpu, result, floor_cpu, floor_result = sim_round(
+                        bus, bin_dir, args.scenario, args.n, args.warmup, paired=True)
+                    rows["pairfloor_cpu"].append(floor_cpu)
+                    rows["pairfloor_p50"].append(floor_result["p50_us"])
+                elif step in ("sim", "base"):
                     cpu, result = sim_round(
                         bus, bin_dir, args.scenario, args.n, args.warmup,
                         sim_dir=baseline_dir if step == "base" else None)
@@ -130,7 +148,7 @@ def main(argv=None):
                 rows[f"{step}_cpu"].append(cpu)
                 rows[f"{step}_p50"].append(result["p50_us"])
             log(f"round {round_index + 1}: " + ", ".join(f"{step} {rows[step + '_cpu'][-1]:.1f} µs"
-                                                         for step in steps_of_round))
+                                                         for step in steps_of_round + ["pairfloor"]))
     median = {key: statistics.median(values) for key, values in rows.items()}
     print("| metric | E floor (C Echo) | F floor (C ReadValue, as bluetoothd) | G floor ReadValue, B's client "
           "| B ble-sim ReadValue |")
@@ -145,6 +163,12 @@ def main(argv=None):
         ratios = [b / a for b, a in zip(rows["sim_cpu"], rows["base_cpu"])]
         print(f"\nB/A server CPU per round: {', '.join(f'{r:.2f}' for r in ratios)}; median "
               f"{statistics.median(ratios):.2f}× (below 1: B is cheaper)")
+    pair_ratios = [b / g for b, g in zip(rows["pair_cpu"], rows["pairfloor_cpu"])]
+    print(f"\nP, paired (each read of ble-sim followed by one of the C floor, same client, same run): "
+          f"ble-sim {spread(rows['pair_cpu'])} µs, floor {spread(rows['pairfloor_cpu'])} µs server CPU per call; "
+          f"client p50 {spread(rows['pair_p50'])} / {spread(rows['pairfloor_p50'])} µs")
+    print(f"P ble-sim/floor per round: {', '.join(f'{r:.2f}' for r in pair_ratios)}; median "
+          f"{statistics.median(pair_ratios):.2f}× (goal ≤ 1.2×)")
     same_ratios = [b / g for b, g in zip(rows["sim_cpu"], rows["same_cpu"])]
     print(f"\nB/G server CPU per round: {', '.join(f'{r:.2f}' for r in same_ratios)}; median "
           f"{statistics.median(same_ratios):.2f}× (goal ≤ 1.2×)")
@@ -155,6 +179,7 @@ def main(argv=None):
     if args.json:
         summary = {"n": args.n, "warmup": args.warmup, "rounds": args.rounds, "cpus": os.cpu_count(),
                    "per_round": rows, "median": median,
+                   "ratio_paired_per_round_median": statistics.median(pair_ratios),
                    "ratio_sim_to_same_client_floor_per_round_median": statistics.median(same_ratios),
                    "ratio_sim_to_same_client_floor": median["sim_cpu"] / median["same_cpu"],
                    "ratio_sim_to_read_floor": median["sim_cpu"] / median["read_cpu"],

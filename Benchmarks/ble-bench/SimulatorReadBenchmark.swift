@@ -55,26 +55,43 @@ struct SimulatorReadBenchmark {
 
     /// `server`, when given, is a service and characteristic path to read straight away (the
     /// C floor's ReadValue), so the floor and ble-sim are measured with the same client.
-    func run(count: Int, warmup: Int, server: (name: BusName, path: ObjectPath)? = nil) async throws -> CallReport {
+    /// `paired`, when given, is read right after every read of ble-sim: both servers then serve
+    /// the same client, call for call, under the same load (the second report, first printed).
+    func run(
+        count: Int, warmup: Int, server: (name: BusName, path: ObjectPath)? = nil,
+        paired: (name: BusName, path: ObjectPath)? = nil
+    ) async throws -> [CallReport] {
         let destination = server?.name ?? BlueZService.busName
         let path: ObjectPath
         if let server { path = server.path } else { path = try await prepare() }
         let options = DBusValue.dictionary(key: .string, value: .variant, [])
-        func read() async throws {
+        func read(_ destination: BusName, _ path: ObjectPath) async throws {
             let reply = try await connection.call(
                 destination: destination, path: path, interface: BlueZInterface.gattCharacteristic1,
                 member: BlueZMethod.readValue, arguments: [options])
             guard case .bytes? = reply.body.first else { throw DBusError(.typeMismatch, message: "ReadValue reply") }
         }
-        for _ in 0..<warmup { try await read() }
+        for _ in 0..<warmup {
+            try await read(destination, path)
+            if let paired { try await read(paired.name, paired.path) }
+        }
         var latencies: [UInt64] = []
+        var pairedLatencies: [UInt64] = []
         latencies.reserveCapacity(count)
+        pairedLatencies.reserveCapacity(paired == nil ? 0 : count)
         let meter = Meter()
         for _ in 0..<count {
             let start = Meter.monotonicNanoseconds()
-            try await read()
+            try await read(destination, path)
             latencies.append(Meter.monotonicNanoseconds() - start)
+            if let paired {
+                let pairedStart = Meter.monotonicNanoseconds()
+                try await read(paired.name, paired.path)
+                pairedLatencies.append(Meter.monotonicNanoseconds() - pairedStart)
+            }
         }
-        return meter.report(mode: "sim-read", size: 0, count: count, window: 1, latencies: latencies)
+        let report = meter.report(mode: "sim-read", size: 0, count: count, window: 1, latencies: latencies)
+        guard paired != nil else { return [report] }
+        return [meter.report(mode: "sim-read", size: 1, count: count, window: 1, latencies: pairedLatencies), report]
     }
 }

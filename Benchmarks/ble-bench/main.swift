@@ -9,6 +9,7 @@ let usage = """
            ble-bench dbus-calls pipe SIZE N WINDOW WARMUP
            ble-bench sim-read N WARMUP          (GATT reads served by ble-sim on the same bus)
            ble-bench sim-read N WARMUP --server NAME PATH   (the same reads, of PATH at NAME: the C floor)
+           ble-bench sim-read N WARMUP --paired NAME PATH   (each read of ble-sim followed by one of PATH at NAME)
            ble-bench sim-scan N HOLD_S          (discovery of N advertisers through ble-sim)
            ble-bench gatt CASE ARGS...          (the GATT cases of gatt_floor.c, through the BLE API)
     The bus is $DBUS_SYSTEM_BUS_ADDRESS; the server is org.swiftble.Bench (Benchmarks/floor).
@@ -29,16 +30,21 @@ if arguments.first == "sim-read", arguments.count == 3 || arguments.count == 6, 
 {
     do {
         var server: (name: BusName, path: ObjectPath)?
+        var paired: (name: BusName, path: ObjectPath)?
         if arguments.count == 6 {
-            guard arguments[3] == "--server" else { throw DBusError(.invalidValue, message: usage) }
-            server = (try BusName(arguments[4]), try ObjectPath(arguments[5]))
+            let target = (try BusName(arguments[4]), try ObjectPath(arguments[5]))
+            switch arguments[3] {
+            case "--server": server = target
+            case "--paired": paired = target
+            default: throw DBusError(.invalidValue, message: usage)
+            }
         }
         let benchmark = try await SimulatorReadBenchmark()
-        let target = server
-        let report = try await withTaskExecutorPreference(benchmark.connection.executor) {
-            try await benchmark.run(count: count, warmup: warmup, server: target)
+        let (only, alongside) = (server, paired)
+        let reports = try await withTaskExecutorPreference(benchmark.connection.executor) {
+            try await benchmark.run(count: count, warmup: warmup, server: only, paired: alongside)
         }
-        print(report.json)
+        for report in reports { print(report.json) }
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("ble-bench: \(error)\n".utf8))

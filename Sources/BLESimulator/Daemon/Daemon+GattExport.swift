@@ -72,20 +72,23 @@ extension Daemon {
         let path = characteristic.path
         let target = GattTarget(
             device: device, path: path, key: key, uuid: characteristic.uuid, flags: flags, claimed: service.claimed)
+        // A `weak let`, not `[weak self]`: a weak capture is a mutable box, and every call would
+        // pay a run-time exclusivity check to read it.
+        weak let daemon = self
         var methods: [ExportedMethod] = [
             .deferred(BlueZMethod.readValue, in: try Signature("a{sv}"), out: try Signature("ay")) {
-                [weak self] call, reply in self?.readValue(call, reply, target)
+                call, reply in daemon?.readValue(call, reply, target)
             },
-            .deferred(BlueZMethod.writeValue, in: try Signature("aya{sv}")) { [weak self] call, reply in
-                self?.writeValue(call, reply, target)
+            .deferred(BlueZMethod.writeValue, in: try Signature("aya{sv}")) { call, reply in
+                daemon?.writeValue(call, reply, target)
             },
-            .deferred(BlueZMethod.startNotify) { [weak self] call, reply in self?.startNotify(call, reply, target) },
-            .deferred(BlueZMethod.stopNotify) { [weak self] call, reply in self?.stopNotify(call, reply, target) },
+            .deferred(BlueZMethod.startNotify) { call, reply in daemon?.startNotify(call, reply, target) },
+            .deferred(BlueZMethod.stopNotify) { call, reply in daemon?.stopNotify(call, reply, target) },
             .deferred(BlueZMethod.acquireNotify, in: try Signature("a{sv}"), out: try Signature("hq")) {
-                [weak self] call, reply in self?.acquireNotify(call, reply, target)
+                call, reply in daemon?.acquireNotify(call, reply, target)
             },
             .deferred(BlueZMethod.acquireWrite, in: try Signature("a{sv}"), out: try Signature("hq")) {
-                [weak self] call, reply in self?.acquireWrite(call, reply, target)
+                call, reply in daemon?.acquireWrite(call, reply, target)
             },
         ]
         methods.sort { $0.name.rawValue < $1.name.rawValue }
@@ -106,14 +109,15 @@ extension Daemon {
             device: device, path: descriptor.path, key: key, uuid: descriptor.uuid,
             flags: descriptor.writable ? ["read", "write"] : ["read"], claimed: claimed, isDescriptor: true,
             isCCC: descriptor.isCCC)
+        weak let daemon = self
         return ExportedInterface(
             BlueZInterface.gattDescriptor1,
             methods: [
                 .deferred(BlueZMethod.readValue, in: try Signature("a{sv}"), out: try Signature("ay")) {
-                    [weak self] call, reply in self?.readValue(call, reply, target)
+                    call, reply in daemon?.readValue(call, reply, target)
                 },
-                .deferred(BlueZMethod.writeValue, in: try Signature("aya{sv}")) { [weak self] call, reply in
-                    self?.writeValue(call, reply, target)
+                .deferred(BlueZMethod.writeValue, in: try Signature("aya{sv}")) { call, reply in
+                    daemon?.writeValue(call, reply, target)
                 },
             ], properties: properties)
     }

@@ -67,14 +67,21 @@ extension Daemon {
                 state.devices.values[index].readsInFlight[target.path]?.replies.append(reply)
                 return
             }
-            let fault = state.takeFault(.read, address: link.address.description, characteristic: target.uuid)
-            guard let delay = applyGattFault(fault, reply, &state, device: target.device) else { return }
+            // Where the device and the record are, while nothing has added or removed either.
+            var location: ReadLocation? = ReadLocation(device: index, record: recordIndex)
+            var delay: Duration?
+            if let fault = state.takeFault(.read, address: link.address.description, characteristic: target.uuid) {
+                location = nil
+                guard let faultDelay = applyGattFault(fault, reply, &state, device: target.device) else { return }
+                if faultDelay != .zero { delay = faultDelay }
+            }
             if !target.isDescriptor,
                 let refusal = state.peripherals.inPlace(recordIndex, { Self.readRefusal($0, target.key) })
             {
                 switch refusal {
                 case .attError(let code): return reply.fail(ATTErrorMapping.clientError(forATTError: code))
                 case .needs(let needed):
+                    location = nil
                     if let code = raiseSecurity(&state, target.device, to: needed) {
                         return reply.fail(ATTErrorMapping.clientError(forATTError: code))
                     }
@@ -83,8 +90,9 @@ extension Daemon {
                     }
                 }
             }
-            guard delay != .zero else {
-                return finishRead(&state, target, offset: options.offset, replies: [reply], generation: link.generation)
+            guard let delay else {
+                return finishRead(
+                    &state, target, offset: options.offset, replies: [reply], generation: link.generation, at: location)
             }
             state.devices[target.device]?.readsInFlight[target.path] = PendingRead(
                 offset: options.offset, replies: [reply])
@@ -138,13 +146,21 @@ extension Daemon {
         return services[key.service].characteristics[key.characteristic].readError
     }
 
+    /// Where a read found the device and the peripheral record, so that finishing it at once
+    /// does not look them up again; valid only while neither table has gained or lost an entry.
+    private struct ReadLocation {
+        var device: Dictionary<ObjectPath, DeviceState>.Index
+        var record: Dictionary<BluetoothAddress, PeripheralRecord>.Index
+    }
+
     /// The peer's answer to a read reaches bluetoothd, which writes it into its cache at
     /// `offset` (emptied first for offset 0), announces the whole cached Value before the
     /// reply (trace §13.4), and answers from the cache (`chrc_read_cb` → `read_op_cb`).
     private func finishRead(
-        _ state: inout SimState, _ target: GattTarget, offset: UInt16, replies: [MethodReply], generation: Int
+        _ state: inout SimState, _ target: GattTarget, offset: UInt16, replies: [MethodReply], generation: Int,
+        at location: ReadLocation? = nil
     ) {
-        guard let index = state.devices.index(forKey: target.device),
+        guard let index = location?.device ?? state.devices.index(forKey: target.device),
             state.devices.inPlace(index, { $0.linkGeneration }) == generation
         else {
             for waiting in replies { waiting.fail(Self.linkLost) }
@@ -153,7 +169,9 @@ extension Daemon {
         let value: Data
         if target.isCCC {
             value = currentValue(state, state.devices.values[index], record: nil, target)
-        } else if let recordIndex = state.peripherals.index(forKey: state.devices.inPlace(index, { $0.address })) {
+        } else if let recordIndex = location?.record
+            ?? state.peripherals.index(forKey: state.devices.inPlace(index, { $0.address }))
+        {
             value = state.peripherals.inPlace(recordIndex, { $0.values[target.key] ?? Data() })
         } else {
             value = Data()
@@ -174,7 +192,7 @@ extension Daemon {
             cached = Self.cacheWrite(old, Data(value.dropFirst(offset)), at: offset)
         }
         state.statistics.gattOperations += 1
-        emit(target.path, target.interface, set: [("Value", .bytes(cached))])
+        emitValue(cached, target.path, target.interface)
         let answer = offset == 0 ? cached : Data(cached.dropFirst(offset))
         for waiting in replies { waiting.succeed([.bytes(answer)]) }
     }

@@ -372,7 +372,7 @@ extension Daemon {
             if plugin { countDelivery(&state, device, path) }
             return plugin
         }
-        emit(path, BlueZInterface.gattCharacteristic1, set: [("Value", .bytes(value))])
+        emitValue(value, path, BlueZInterface.gattCharacteristic1)
         countDelivery(&state, device, path)
         return true
     }

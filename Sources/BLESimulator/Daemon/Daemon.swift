@@ -206,4 +206,9 @@ final class Daemon: Sendable {
     ) {
         try? connection.updateProperties(set, removing: remove, interface: interface, path: path)
     }
+
+    /// Announces an attribute's new `Value`: reads and notifications, the hottest signal there is.
+    func emitValue(_ value: Data, _ path: ObjectPath, _ interface: InterfaceName) {
+        try? connection.setProperty("Value", to: .bytes(value), interface: interface, path: path)
+    }
 }

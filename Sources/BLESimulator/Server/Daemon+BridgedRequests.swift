@@ -35,7 +35,7 @@ extension Daemon {
                     return reply.fail(Self.linkLost)
                 }
                 state.statistics.gattOperations += 1
-                self.emit(target.path, target.interface, set: [("Value", .bytes(value))])
+                self.emitValue(value, target.path, target.interface)
                 reply.succeed([.bytes(value)])
             }
         }

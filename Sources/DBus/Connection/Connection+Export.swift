@@ -44,7 +44,21 @@ extension Connection {
     public func setProperty(
         _ name: String, to value: DBusValue, interface: InterfaceName, path: ObjectPath
     ) throws(DBusError) {
-        _ = try Self.store(core, [(name, value)], [], interface, path).get()
+        // The path of every GATT read and notification: no array is built on the way.
+        let core = self.core
+        try core.objects.withLock { table throws(DBusError) in
+            let message: OpaquePointer
+            switch try table.updateProperty(name, to: value, interface: interface, at: path) {
+            case .emitsValue:
+                message = try MessageEncoder.propertyChanged(path: path, interface: interface, name: name, value: value)
+            case .invalidates:
+                message = try MessageEncoder.propertyChanged(path: path, interface: interface, name: name, value: nil)
+            case .constant, .none:
+                return
+            }
+            // Queued under the lock, so signals leave in the order the table changed.
+            core.enqueueSend(OwnedMessage(adopting: message))
+        }
     }
 
     /// Sets some properties and makes others absent, announced in one `PropertiesChanged`

@@ -49,17 +49,19 @@ extension IOLoop {
             reply(to: call, with: .success(values), expecting: nil)
         case .error(let name, let text):
             reply(to: call, with: .failure(DBusError.reply(name, text)), expecting: nil)
-        case .invoke(let method):
-            switch method.handler {
+        case .invoke(let invoked):
+            // Fields read off the box one by one: a copy of the whole method retains each.
+            switch invoked.method.handler {
             case .immediate(let handler):
                 let result: Result<[DBusValue], DBusError>
                 do { result = .success(try handler(call)) } catch { result = .failure(DBusError(handlerError: error)) }
                 // Signals the handler queued (PropertiesChanged…) leave before the reply, as
                 // bluetoothd's do.
                 drainQueuedJobs()
-                reply(to: call, with: result, expecting: method.outSignature)
+                reply(to: call, with: result, expecting: invoked.method.outSignature)
             case .deferred(let handler):
-                let reply = MethodReply(call: call, received: received, outSignature: method.outSignature, core: core)
+                let reply = MethodReply(
+                    call: call, received: received, outSignature: invoked.method.outSignature, core: core)
                 handler(call, reply)
                 // A handler that answered at once queued its signals and reply: they leave now,
                 // in order, instead of after another turn of the loop.
@@ -71,7 +73,7 @@ extension IOLoop {
                     do { result = .success(try await handler(call)) } catch {
                         result = .failure(DBusError(handlerError: error))
                     }
-                    core.enqueue { loop in loop.reply(to: call, with: result, expecting: method.outSignature) }
+                    core.enqueue { loop in loop.reply(to: call, with: result, expecting: invoked.method.outSignature) }
                 }
             }
         case .setProperty(let interface, let name, let value, let property):

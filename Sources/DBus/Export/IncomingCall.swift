@@ -3,7 +3,7 @@
 enum IncomingCall: Sendable {
     case reply([DBusValue])
     case error(String, String)
-    case invoke(ExportedMethod)
+    case invoke(InvokedMethod)
     case setProperty(interface: InterfaceName, name: String, value: DBusValue, property: ExportedProperty)
     /// Allowed only when the caller is `sender` (see ``ExportedInterface/acceptedSender``).
     indirect case restricted(to: BusName, IncomingCall)
@@ -67,7 +67,7 @@ enum IncomingCall: Sendable {
                 DBusError.StandardName.invalidArgs,
                 "\(member) takes (\(method.inSignature.rawValue)), got (\(signature))")
         }
-        return restricting(.invoke(method), to: acceptedSender)
+        return restricting(.invoke(InvokedMethod(method)), to: acceptedSender)
     }
 
     private static func restricting(_ resolution: IncomingCall, to sender: BusName?) -> IncomingCall {
@@ -144,7 +144,7 @@ enum IncomingCall: Sendable {
         if let answer = property.deferredSet, let setName = call.member {
             // Answered like a deferred method: the setter replies and stores when it chooses.
             let set = ExportedMethod.deferred(setName) { _, reply in answer(value, reply) }
-            return restricting(.invoke(set), to: interface.acceptedSender)
+            return restricting(.invoke(InvokedMethod(set)), to: interface.acceptedSender)
         }
         return restricting(
             .setProperty(interface: interfaceName, name: name, value: value, property: property),
@@ -152,4 +152,15 @@ enum IncomingCall: Sendable {
     }
 
     private static let invalidSignature = "org.freedesktop.DBus.Error.InvalidSignature"
+}
+
+/// The method a call resolved to, boxed: a resolution is kept, handed out and matched on every
+/// call, and a box is one reference to copy where the method is a name, two signatures and a
+/// handler.
+final class InvokedMethod: Sendable {
+    let method: ExportedMethod
+
+    init(_ method: ExportedMethod) {
+        self.method = method
+    }
 }

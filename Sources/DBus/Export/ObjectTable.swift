@@ -128,6 +128,17 @@ struct ObjectTable {
         return PropertiesChange(path: path, interface: name, changed: changed, invalidated: invalidated)
     }
 
+    /// ``updateProperties(set:remove:interface:at:)`` for one value, with no arrays between;
+    /// returns the property's rule for announcing it.
+    mutating func updateProperty(
+        _ property: String, to value: DBusValue, interface name: InterfaceName, at path: ObjectPath
+    ) throws(DBusError) -> ExportedProperty.ChangeSignal {
+        guard let rule = try objects[path]?.interfaces[name]?.apply(property, value) else {
+            throw DBusError.reply(DBusError.StandardName.unknownInterface, "no interface \(name) at \(path)")
+        }
+        return rule
+    }
+
     /// `a{oa{sa{sv}}}` of every object below `manager`.
     func managedObjects(under manager: ObjectPath) -> DBusValue {
         var entries: [DBusDictionaryEntry] = []
@@ -192,31 +203,16 @@ extension ExportedInterface {
     fileprivate mutating func apply(
         _ changes: [(String, DBusValue)], _ removals: [String]
     ) throws(DBusError) -> (changed: [(String, DBusValue)], invalidated: [String]) {
-        for (property, value) in changes {
-            guard let index = properties.index(forKey: property) else {
-                throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
-            }
-            guard value.hasType(properties.values[index].type) else {
-                let type = properties.values[index].type
-                throw DBusError.reply(
-                    DBusError.StandardName.invalidArgs,
-                    "property \(property) has type \(type.signature), not \(value.type.signature)")
-            }
-            // Checked where it will travel: PropertiesChanged leaves it unchecked (see `emit`).
-            try value.validate(nestedIn: 3)
-        }
+        for (property, value) in changes { _ = try index(storing: value, as: property) }
         for property in removals where properties[property] == nil {
             throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
         }
         var changed: [(String, DBusValue)] = []
         changed.reserveCapacity(changes.count)
         var invalidated: [String] = []
-        // Updated in place through the index: one lookup per change, no copy of the property.
         for (property, value) in changes {
             guard let index = properties.index(forKey: property) else { continue }
-            properties.values[index].value = value
-            properties.values[index].isPresent = true
-            switch properties.values[index].changeSignal {
+            switch store(value, at: index) {
             case .emitsValue: changed.append((property, value))
             case .invalidates: invalidated.append(property)
             case .constant, .none: break
@@ -229,5 +225,52 @@ extension ExportedInterface {
             }
         }
         return (changed, invalidated)
+    }
+
+    /// Checks and stores one value; returns the property's rule for announcing it.
+    fileprivate mutating func apply(_ property: String, _ value: DBusValue) throws(DBusError)
+        -> ExportedProperty.ChangeSignal
+    {
+        store(value, at: try index(storing: value, as: property))
+    }
+
+    /// Where `value` goes, once checked: the property exists and has the value's type, and
+    /// the value can travel. Mutating only to reach the property in place: the getter of
+    /// `values` would copy it whole.
+    private mutating func index(storing value: DBusValue, as property: String) throws(DBusError)
+        -> [String: ExportedProperty].Index
+    {
+        guard let index = properties.index(forKey: property) else {
+            throw DBusError.reply(DBusError.StandardName.unknownProperty, "no property \(property) on \(name)")
+        }
+        try Self.check(value, for: &properties.values[index], named: property)
+        return index
+    }
+
+    private static func check(_ value: DBusValue, for property: inout ExportedProperty, named name: String)
+        throws(DBusError)
+    {
+        guard value.hasType(property.type) else {
+            throw DBusError.reply(
+                DBusError.StandardName.invalidArgs,
+                "property \(name) has type \(property.type.signature), not \(value.type.signature)")
+        }
+        // Checked where it will travel: PropertiesChanged leaves it unchecked (see `emit`).
+        try value.validate(nestedIn: 3)
+    }
+
+    /// Updated in place through the index: no second lookup, no copy of the property.
+    private mutating func store(_ value: DBusValue, at index: [String: ExportedProperty].Index)
+        -> ExportedProperty.ChangeSignal
+    {
+        Self.store(value, in: &properties.values[index])
+    }
+
+    /// One access to the property for the whole update, not one per field.
+    private static func store(_ value: DBusValue, in property: inout ExportedProperty) -> ExportedProperty.ChangeSignal
+    {
+        property.value = value
+        property.isPresent = true
+        return property.changeSignal
     }
 }

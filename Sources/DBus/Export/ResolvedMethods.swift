@@ -6,18 +6,10 @@ import Glibc
 /// by the table whenever its objects, interfaces or methods change, so an unexported handler is
 /// never referenced from here alone.
 struct ResolvedMethods {
-    private struct Entry {
-        var path: ObjectPath
-        var interface: InterfaceName?
-        var member: MemberName
-        var signature: String
-        var resolution: IncomingCall
-    }
-
     /// Few enough that a linear scan of string comparisons beats hashing the path.
     static let capacity = 8
 
-    private var entries: [Entry] = []
+    private var entries: [ResolvedCall] = []
     private var next = 0
 
     /// Forgets every resolution.
@@ -36,9 +28,7 @@ struct ResolvedMethods {
         where Self.same(entries[index].member.rawValue, member) && Self.same(entries[index].signature, signature)
             && Self.same(entries[index].interface?.rawValue, interface) && Self.same(entries[index].path.rawValue, path)
         {
-            let entry = entries[index]
-            return ResolvedCall(
-                path: entry.path, interface: entry.interface, member: entry.member, resolution: entry.resolution)
+            return entries[index]
         }
         return nil
     }
@@ -53,7 +43,6 @@ struct ResolvedMethods {
         guard let path = call.path, let member = call.member else {
             return IncomingCall.resolve(call, signature: signature, in: table)
         }
-        // By index: iterating the entries would copy each one, with all it holds.
         for index in entries.indices
         where entries[index].member == member && entries[index].signature == signature
             && entries[index].interface == call.interface && entries[index].path == path
@@ -64,7 +53,7 @@ struct ResolvedMethods {
         // A property's `Set` resolves by its arguments (which property, which value), which
         // the key leaves out.
         guard resolution.isMethodInvocation, call.interface != .properties else { return resolution }
-        let entry = Entry(
+        let entry = ResolvedCall(
             path: path, interface: call.interface, member: member, signature: signature, resolution: resolution)
         if entries.count < Self.capacity {
             entries.append(entry)
@@ -76,13 +65,23 @@ struct ResolvedMethods {
     }
 }
 
-/// A hit of ``ResolvedMethods/lookup(path:interface:member:signature:)``: the names the call
-/// was resolved under, and what it resolved to.
-struct ResolvedCall {
-    var path: ObjectPath
-    var interface: InterfaceName?
-    var member: MemberName
-    var resolution: IncomingCall
+/// One remembered resolution: the names and signature a call was resolved under, and what it
+/// resolved to. A class, so a hit hands out one reference rather than a copy of every name and
+/// of the handler.
+final class ResolvedCall: Sendable {
+    let path: ObjectPath
+    let interface: InterfaceName?
+    let member: MemberName
+    let signature: String
+    let resolution: IncomingCall
+
+    init(path: ObjectPath, interface: InterfaceName?, member: MemberName, signature: String, resolution: IncomingCall) {
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.signature = signature
+        self.resolution = resolution
+    }
 }
 
 extension IncomingCall {

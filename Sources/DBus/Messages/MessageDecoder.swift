@@ -61,6 +61,8 @@ enum MessageDecoder {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(message, &iter) != 0 else { return [] }
         var values: [DBusValue] = []
+        // Most bodies have a few arguments: room for them at once, not grown one by one.
+        values.reserveCapacity(4)
         while dbus_message_iter_get_arg_type(&iter) != TypeCode.invalid {
             values.append(try readValue(&iter))
             dbus_message_iter_next(&iter)

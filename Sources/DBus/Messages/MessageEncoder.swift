@@ -86,39 +86,68 @@ enum MessageEncoder {
     /// `PropertiesChanged(s a{sv} as)` for `change`, appended straight from its parts. Its
     /// values were validated when the table stored them, and its names when they were exported.
     static func propertiesChanged(_ change: PropertiesChange) throws(DBusError) -> OpaquePointer {
-        let created = change.path.rawValue.withCString { path in
+        try propertiesChanged(
+            path: change.path, interface: change.interface,
+            changed: { (entries: inout DBusMessageIter) throws(DBusError) in
+                for (name, value) in change.changed { try appendChange(name, value, to: &entries) }
+            },
+            invalidated: { (names: inout DBusMessageIter) throws(DBusError) in
+                for name in change.invalidated where !appendString(&names, TypeCode.string, name) { throw outOfMemory }
+            })
+    }
+
+    /// ``propertiesChanged(_:)`` for one property, with no arrays at all: its new `value`, or
+    /// its name alone among the invalidated when `value` is `nil`.
+    static func propertyChanged(path: ObjectPath, interface: InterfaceName, name: String, value: DBusValue?)
+        throws(DBusError) -> OpaquePointer
+    {
+        try propertiesChanged(
+            path: path, interface: interface,
+            changed: { (entries: inout DBusMessageIter) throws(DBusError) in
+                if let value { try appendChange(name, value, to: &entries) }
+            },
+            invalidated: { (names: inout DBusMessageIter) throws(DBusError) in
+                if value == nil, !appendString(&names, TypeCode.string, name) { throw outOfMemory }
+            })
+    }
+
+    /// The signal around the `a{sv}` and `as` its callers fill in.
+    private static func propertiesChanged(
+        path: ObjectPath, interface: InterfaceName, changed: (inout DBusMessageIter) throws(DBusError) -> Void,
+        invalidated: (inout DBusMessageIter) throws(DBusError) -> Void
+    ) throws(DBusError) -> OpaquePointer {
+        let created = path.rawValue.withCString { path in
             dbus_message_new_signal(path, cString(propertiesInterface), cString(propertiesChangedMember))
         }
         guard let raw = created else { throw DBusError(.limitExceeded, message: "out of memory creating a message") }
         do throws(DBusError) {
             var iter = DBusMessageIter()
             dbus_message_iter_init_append(raw, &iter)
-            guard appendString(&iter, TypeCode.string, change.interface.rawValue) else { throw outOfMemory }
-            let changedOK = try withContainer(&iter, TypeCode.array, "{sv}") {
-                (entries: inout DBusMessageIter) throws(DBusError) in
-                for (name, value) in change.changed {
-                    let entryOK = try withContainer(&entries, TypeCode.dictEntry, nil) {
-                        (pair: inout DBusMessageIter) throws(DBusError) in
-                        guard appendString(&pair, TypeCode.string, name) else { throw outOfMemory }
-                        let variantOK = try withContainer(&pair, TypeCode.variant, value.signatureCode) {
-                            (inner: inout DBusMessageIter) throws(DBusError) in
-                            try append(value, to: &inner)
-                        }
-                        if !variantOK { throw outOfMemory }
-                    }
-                    if !entryOK { throw outOfMemory }
-                }
-            }
-            let invalidatedOK = try withContainer(&iter, TypeCode.array, "s") {
-                (names: inout DBusMessageIter) throws(DBusError) in
-                for name in change.invalidated where !appendString(&names, TypeCode.string, name) { throw outOfMemory }
-            }
+            guard appendString(&iter, TypeCode.string, interface.rawValue) else { throw outOfMemory }
+            let changedOK = try withContainer(&iter, TypeCode.array, "{sv}", changed)
+            let invalidatedOK = try withContainer(&iter, TypeCode.array, "s", invalidated)
             guard changedOK, invalidatedOK else { throw outOfMemory }
         } catch {
             dbus_message_unref(raw)
             throw error
         }
         return raw
+    }
+
+    /// One `{sv}` entry of a `PropertiesChanged`.
+    private static func appendChange(_ name: String, _ value: DBusValue, to entries: inout DBusMessageIter)
+        throws(DBusError)
+    {
+        let entryOK = try withContainer(&entries, TypeCode.dictEntry, nil) {
+            (pair: inout DBusMessageIter) throws(DBusError) in
+            guard appendString(&pair, TypeCode.string, name) else { throw outOfMemory }
+            let variantOK = try withContainer(&pair, TypeCode.variant, value.signatureCode) {
+                (inner: inout DBusMessageIter) throws(DBusError) in
+                try append(value, to: &inner)
+            }
+            if !variantOK { throw outOfMemory }
+        }
+        if !entryOK { throw outOfMemory }
     }
 
     private static let propertiesInterface: StaticString = "org.freedesktop.DBus.Properties"
