@@ -3,7 +3,9 @@ import Synchronization
 /// The answer to one incoming method call, given by a ``ExportedMethod/Handler/deferred(_:)``
 /// handler when it is ready. Only the first answer counts; later ones are ignored.
 public final class MethodReply: Sendable {
-    private let call: DBusMessage
+    /// Kept only when the received message is not: a copy of the call costs a retain of each
+    /// of its fields, and few handlers ask for it again (see ``message``).
+    private let call: DBusMessage?
     /// What the queued reply needs of the call: a copy of the whole call costs a retain of
     /// each of its fields, twice per reply.
     private let address: ReplyAddress
@@ -15,7 +17,7 @@ public final class MethodReply: Sendable {
     private let received: OwnedMessage?
 
     init(call: DBusMessage, received raw: OpaquePointer?, outSignature: Signature?, core: ConnectionCore) {
-        self.call = call
+        self.call = raw == nil ? call : nil
         self.address = ReplyAddress(call)
         self.outSignature = outSignature
         self.core = core
@@ -30,7 +32,16 @@ public final class MethodReply: Sendable {
     }
 
     /// The call being answered.
-    public var message: DBusMessage { call }
+    public var message: DBusMessage {
+        if let call { return call }
+        // Decoded once already, for the handler; the same bytes decode the same again.
+        guard let received, let decoded = try? MessageDecoder.decode(received.raw) else {
+            return DBusMessage(
+                kind: .methodCall, sender: address.sender, serial: address.serial,
+                noReplyExpected: address.noReplyExpected)
+        }
+        return decoded
+    }
 
     /// Whether an answer has been given.
     public var isAnswered: Bool { answered.load(ordering: .acquiring) }

@@ -14,6 +14,7 @@ import Testing
     static let whoAsked = ResolvedMethodsTests.fixed { try MemberName("WhoAsked") }
     static let later = ResolvedMethodsTests.fixed { try MemberName("Later") }
     static let wrongType = ResolvedMethodsTests.fixed { try MemberName("WrongType") }
+    static let replayed = ResolvedMethodsTests.fixed { try MemberName("Replayed") }
 
     /// Deferred methods: the caller's and the called name; the bytes sent, answered from
     /// another task; and an answer that is not the declared `ay`.
@@ -32,6 +33,12 @@ import Testing
                     }
                 },
                 .deferred(wrongType, out: try Signature("ay")) { _, reply in reply.succeed([.string("not bytes")]) },
+                // The call as the reply object gives it back, not as the handler received it.
+                .deferred(replayed, in: try Signature("s"), out: try Signature("sss")) { _, reply in
+                    let call = reply.message
+                    reply.succeed(
+                        call.body + [.string(call.member?.rawValue ?? ""), .string(call.sender?.rawValue ?? "")])
+                },
             ])
     }
 
@@ -74,6 +81,16 @@ import Testing
                     }
                 }
                 try await group.waitForAll()
+            }
+        }
+    }
+
+    @Test func theReplyGivesBackTheCallItAnswers() async throws {
+        try await withServiceAndClient { _, service, client in
+            try service.export([try Self.methods()], at: Self.path)
+            for text in ["first", "second"] {
+                let reply = try await Self.call(Self.replayed, from: client, to: service.uniqueName, [.string(text)])
+                #expect(reply.body == [.string(text), .string("Replayed"), .string(client.uniqueName.rawValue)])
             }
         }
     }
