@@ -7,10 +7,12 @@ import Glibc
 /// libdbus timeout or queued-call deadline as its timeout, then handles I/O, runs queued jobs
 /// and dispatches messages. No busy polling, no sleeps.
 ///
-/// Its state belongs to the I/O thread alone, and every access to it runs there, one at a time:
-/// the state the loop touches on every turn is marked `@exclusivity(unchecked)`, which spares
-/// each access a run-time check (a thread-local lookup) that cannot fail on a single thread.
-/// The compiler still checks every access it can see statically.
+/// Its state belongs to the I/O thread alone. What the loop touches on every turn is marked
+/// `@exclusivity(unchecked)`, which spares each access a run-time check (a thread-local
+/// lookup). On one thread, a conflicting access could only come from a callback re-entering
+/// the loop while an access is open, and none is held open across a call into libdbus (whose
+/// watch and timeout callbacks are the only re-entry): loops walk copies, and each write ends
+/// before the next libdbus call. The compiler still checks every access it can see statically.
 final class IOLoop {
     let core: ConnectionCore
     @exclusivity(unchecked) private(set) var connection: OpaquePointer?
