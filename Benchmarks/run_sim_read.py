@@ -78,9 +78,10 @@ def floor_round(bus, floor, mode, n, warmup, client=None):
 
 
 def sim_round(bus, bin_dir, scenario, n, warmup, sim_dir=None, paired=False):
-    """Server CPU µs per call of ble-sim (from `sim_dir`, else `bin_dir`) serving ReadValue.
-    With `paired`, the client reads the C floor's characteristic after every read of ble-sim,
-    and the floor server's CPU per call over the same run comes back too."""
+    """Server CPU µs per call of ble-sim (from `sim_dir`, else `bin_dir`) serving ReadValue, and the
+    client's result. With `paired`, the client reads the C floor's characteristic after every
+    read of ble-sim, and the floor server's CPU per call over the same run and the client's
+    result for it come back too (else None, None)."""
     sim = subprocess.Popen(
         [str((sim_dir or bin_dir) / "ble-sim"), "--bus", bus.env["DBUS_SYSTEM_BUS_ADDRESS"], "--scenario", str(scenario)],
         env=bus.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -99,7 +100,7 @@ def sim_round(bus, bin_dir, scenario, n, warmup, sim_dir=None, paired=False):
         result = parse_client_output(proc.stdout, Case("sim-read", 0), n)
         cpu = (after - before) * 1e6 / (n + warmup)
         if not paired:
-            return cpu, result
+            return cpu, result, None, None
         floor_result = json.loads([line for line in proc.stdout.splitlines() if line.strip()][-2])
         return cpu, result, (floor_after - floor_before) * 1e6 / (n + warmup), floor_result
     finally:
@@ -140,7 +141,7 @@ def main(argv=None):
                     rows["pairfloor_cpu"].append(floor_cpu)
                     rows["pairfloor_p50"].append(floor_result["p50_us"])
                 elif step in ("sim", "base"):
-                    cpu, result = sim_round(
+                    cpu, result, _, _ = sim_round(
                         bus, bin_dir, args.scenario, args.n, args.warmup,
                         sim_dir=baseline_dir if step == "base" else None)
                 else:
@@ -166,7 +167,7 @@ def main(argv=None):
     pair_ratios = [b / g for b, g in zip(rows["pair_cpu"], rows["pairfloor_cpu"])]
     print(f"\nP, paired (each read of ble-sim followed by one of the C floor, same client, same run): "
           f"ble-sim {spread(rows['pair_cpu'])} µs, floor {spread(rows['pairfloor_cpu'])} µs server CPU per call; "
-          f"client p50 {spread(rows['pair_p50'])} / {spread(rows['pairfloor_p50'])} µs")
+          f"client p50: ble-sim {spread(rows['pair_p50'])} µs, floor {spread(rows['pairfloor_p50'])} µs")
     print(f"P ble-sim/floor per round: {', '.join(f'{r:.2f}' for r in pair_ratios)}; median "
           f"{statistics.median(pair_ratios):.2f}× (goal ≤ 1.2×)")
     same_ratios = [b / g for b, g in zip(rows["sim_cpu"], rows["same_cpu"])]
