@@ -25,6 +25,13 @@ final class PairingAgent: Sendable {
         /// of its own, so their order is not the order bluetoothd sent them in).
         /// Kept with bluetoothd's unique name: a restarted bluetoothd numbers from 1 again.
         var cancelledAt: (sender: BusName?, serial: UInt32)?
+
+        /// Whether bluetoothd's latest `Cancel` came after `message` (same bluetoothd, later
+        /// serial): a request it ends, or an older `Cancel`.
+        func cancelled(after message: DBusMessage) -> Bool {
+            guard let cancelled = cancelledAt, cancelled.sender == message.sender else { return false }
+            return !PropertyRefreshes.isOlder(cancelled.serial, than: message.serial)
+        }
     }
 
     private let session: BlueZSession
@@ -140,12 +147,7 @@ final class PairingAgent: Sendable {
                 },
                 ExportedMethod(BlueZMethod.cancel) { [weak self] call in
                     self?.state.withLock { state in
-                        if let last = state.cancelledAt, last.sender == call.sender,
-                            !PropertyRefreshes.isOlder(last.serial, than: call.serial)
-                        {
-                            return
-                        }
-                        state.cancelledAt = (call.sender, call.serial)
+                        if !state.cancelled(after: call) { state.cancelledAt = (call.sender, call.serial) }
                     }
                     self?.giveUpAll()
                     handler.cancelled()
@@ -167,12 +169,8 @@ final class PairingAgent: Sendable {
     private func answer<Value: Sendable>(
         _ request: DBusMessage, _ body: @escaping @Sendable () async -> Value
     ) async throws -> Value {
-        let overAlready = state.withLock { state in
-            guard let cancelled = state.cancelledAt, cancelled.sender == request.sender else { return false }
-            return !PropertyRefreshes.isOlder(cancelled.serial, than: request.serial)
-        }
         // bluetoothd cancelled this request before its handler's turn came: never ask it.
-        if overAlready { throw Self.canceled }
+        if state.withLock({ $0.cancelled(after: request) }) { throw Self.canceled }
         let slot = OnceSlot<Value>(diagnostics: session.diagnostics)
         let worker = Task { slot.finish(.success(await body())) }
         let giveUp: @Sendable () -> Void = {

@@ -19,8 +19,7 @@ extension Daemon {
             let characteristic = gatt.services.first(where: { $0.uuid == battery && $0.primary })?.characteristics
                 .first(where: { $0.uuid == level }),
             characteristic.flags.contains("read"), characteristic.flags.contains("notify"),
-            characteristic.definition.readError == nil,
-            AttributeSecurity.required(by: characteristic.definition.flags, for: .read) <= device.bondSecurity
+            characteristic.definition.servesRead(on: device.bondSecurity)
         else { return }
         let value = record.values[valueKey(of: characteristic.path, in: gatt)] ?? Data()
         device.batteryLevel = characteristic.path

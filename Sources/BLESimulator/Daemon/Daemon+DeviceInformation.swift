@@ -16,9 +16,7 @@ extension Daemon {
         var changed = false
         for service in gatt.services where service.uuid == information && service.primary {
             for (c, characteristic) in service.characteristics.enumerated() where characteristic.uuid == pnpID {
-                let definition = characteristic.definition
-                guard definition.flags.contains("read"), definition.readError == nil,
-                    AttributeSecurity.required(by: definition.flags, for: .read) <= device.bondSecurity,
+                guard characteristic.definition.servesRead(on: device.bondSecurity),
                     let value = record.values[ValueKey(service: service.index, characteristic: c)],
                     let alias = Self.modalias(pnpID: value), alias != modalias
                 else { continue }

@@ -24,10 +24,7 @@ extension Daemon {
         var changes: [(String, DBusValue)] = []
         for (c, characteristic) in service.characteristics.enumerated() {
             // The read fails where the peer refuses it; the plugin then only logs.
-            let definition = characteristic.definition
-            guard definition.flags.contains("read"), definition.readError == nil,
-                AttributeSecurity.required(by: definition.flags, for: .read) <= device.bondSecurity
-            else { continue }
+            guard characteristic.definition.servesRead(on: device.bondSecurity) else { continue }
             let value = record.values[ValueKey(service: service.index, characteristic: c)] ?? Data()
             if characteristic.uuid == name {
                 changes += renamed(path, device.address, to: value)

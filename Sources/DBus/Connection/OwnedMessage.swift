@@ -1,10 +1,14 @@
 import CDBus
 
-/// One reference to a libdbus message, held by whoever has this value: built on any thread
-/// and handed to the I/O thread, which sends it and drops the reference.
+/// One reference to a libdbus message, held by whoever has this value: a reply or signal built
+/// on any thread and handed to the I/O thread, which sends it and drops the reference; or a
+/// received call kept by a ``MethodReply`` to build its return from.
 ///
-/// Unchecked because libdbus counts references atomically and a message is never changed
-/// once built; it is only sent, or read.
+/// `@unchecked` because `OpaquePointer` is not `Sendable`. Crossing threads is safe here:
+/// libdbus counts references atomically, a built message is touched by one thread at a time
+/// (its builder until it is queued, then the I/O thread, whose send stamps its serial), and a
+/// received message is only read. Copyable, so that it fits in the job queue's array: whoever
+/// queues or keeps it gives up its own copy, and exactly one ``release()`` ends it.
 struct OwnedMessage: @unchecked Sendable {
     let raw: OpaquePointer
 
