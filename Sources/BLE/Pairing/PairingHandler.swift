@@ -35,8 +35,9 @@ public protocol PairingHandler: Sendable {
     func display(passkey: UInt32, entered: UInt16, for peripheral: PeripheralID) async
     /// Whether `passkey` is the number the peripheral shows (numeric comparison).
     func confirm(passkey: UInt32, for peripheral: PeripheralID) async -> Bool
-    /// Whether to accept a Just Works pairing the peripheral started (its Security Request),
-    /// or a cable pairing. Never asked for a pairing ``Peripheral/pair(timeout:)`` started.
+    /// Whether to accept a Just Works pairing the peripheral started (its Security Request, or
+    /// a read or write it refused for want of encryption), or a cable pairing. Never asked for
+    /// a pairing ``Peripheral/pair(timeout:)`` started.
     func authorize(_ peripheral: PeripheralID) async -> Bool
     /// Whether `peripheral` may connect to this device's `service` (BR/EDR profiles).
     func authorizeService(_ service: BluetoothUUID, for peripheral: PeripheralID) async -> Bool

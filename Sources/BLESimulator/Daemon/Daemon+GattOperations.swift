@@ -82,8 +82,18 @@ extension Daemon {
                 case .attError(let code): return reply.fail(ATTErrorMapping.clientError(forATTError: code))
                 case .needs(let needed):
                     location = nil
-                    if let code = raiseSecurity(&state, target.device, to: needed) {
-                        return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    let generation = link.generation
+                    let raise = raiseSecurity(&state, target.device, to: needed) { daemon, state, bonded in
+                        daemon.retryRead(&state, target, generation: generation, bonded: bonded, needed: needed)
+                    }
+                    switch raise {
+                    case .sufficient: break
+                    case .refused(let code): return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    case .pairing:
+                        // Held as a read in flight: a dropped link fails it, a second read joins it.
+                        state.devices[target.device]?.readsInFlight[target.path] = PendingRead(
+                            offset: options.offset, replies: [reply])
+                        return
                     }
                     if let code = Self.definedReadError(state.peripherals[link.address]?.definition, target.key) {
                         return reply.fail(ATTErrorMapping.clientError(forATTError: code))
@@ -104,6 +114,26 @@ extension Daemon {
                     &state, target, offset: options.offset, replies: pending.replies, generation: link.generation)
             }
         }
+    }
+
+    /// The read retried once the pairing it waited for ended: served when it bonded (unless the
+    /// peer has its own error for it), else the peer's security error again.
+    private func retryRead(
+        _ state: inout SimState, _ target: GattTarget, generation: Int, bonded: Bool, needed: AttributeSecurity
+    ) {
+        // Gone already: the link dropped and the reads were failed.
+        guard let pending = state.devices[target.device]?.readsInFlight.removeValue(forKey: target.path) else { return }
+        let address = state.devices[target.device]?.address
+        let code =
+            bonded
+            ? address.flatMap { Self.definedReadError(state.peripherals[$0]?.definition, target.key) }
+            : needed.missingError
+        if let code {
+            let error = ATTErrorMapping.clientError(forATTError: code)
+            for waiting in pending.replies { waiting.fail(error) }
+            return
+        }
+        finishRead(&state, target, offset: pending.offset, replies: pending.replies, generation: generation)
     }
 
     /// What a read needs of the device, when it is connected with its GATT tree resolved: the
@@ -254,26 +284,32 @@ extension Daemon {
         return services[key.service].characteristics[key.characteristic]
     }
 
-    /// What bluetoothd does when the peer answers Insufficient Encryption or Authentication:
-    /// it raises the link's security and retries (`change_security` in `shared/att.c`). An
-    /// unpaired device gets Just Works pairing, initiated by the kernel without any agent, which
-    /// bonds it (`Paired`, `Bonded`) with an unauthenticated key; an authenticated key cannot
-    /// come from that, so the peer's error stands. Returns the ATT error to answer, if any.
-    func raiseSecurity(_ state: inout SimState, _ path: ObjectPath, to needed: AttributeSecurity) -> UInt8? {
-        // Most attributes need nothing: no copy of the device state for them.
-        guard needed > .none, var device = state.devices[path], needed > device.bondSecurity else { return nil }
-        guard needed == .encrypted else { return needed.missingError }
-        device.bondSecurity = .encrypted
-        state.bonds[device.address] = .encrypted
-        device.temporary = false
-        state.stored.insert(device.address)
-        let announce = !device.paired
-        device.paired = true
-        state.devices[path] = device
-        if announce {
-            emit(path, BlueZInterface.device1, set: [("Paired", .boolean(true)), ("Bonded", .boolean(true))])
+    /// Whether a request may go on at once, fails with an ATT error, or waits for a pairing.
+    enum SecurityRaise {
+        case sufficient
+        case refused(UInt8)
+        case pairing
+    }
+
+    /// What bluetoothd does when the peer answers Insufficient Encryption: it raises the link's
+    /// security and retries the request once (`change_security` in `shared/att.c`). The kernel
+    /// pairs as initiator without a `Pair` call, as for a peer's Security Request: Just Works
+    /// over LE Secure Connections goes to user space with `confirm_hint` (Linux ≥ 5.8), and
+    /// with no bonding under way bluetoothd asks the default agent (`RequestAuthorization`,
+    /// `device_confirm_passkey`); no agent or a refusal fails the pairing, and the retried
+    /// request gets the peer's error again. A pairing already under way (a `Pair`) is waited
+    /// for. An authenticated key cannot come from this, so that need fails at once (0x05).
+    /// `then` runs when a pairing started or joined here ends.
+    func raiseSecurity(
+        _ state: inout SimState, _ path: ObjectPath, to needed: AttributeSecurity, then waiter: @escaping BondingWaiter
+    ) -> SecurityRaise {
+        guard needed > .none, let device = state.devices[path], needed > device.bondSecurity else { return .sufficient }
+        guard needed == .encrypted else { return .refused(needed.missingError) }
+        guard device.bonding != nil || peerRequestsSecurity(&state, path, needed) else {
+            return .refused(needed.missingError)
         }
-        return nil
+        state.devices[path]?.bonding?.waiting.append(waiter)
+        return .pairing
     }
 
     /// A reply kept unanswered on purpose (fault `noReply`): the client's timeout must fire.
@@ -378,29 +414,55 @@ extension Daemon {
                 if kind == "command" {
                     writable = writable && needed <= device.bondSecurity
                 } else {
-                    if let code = raiseSecurity(&state, target.device, to: needed) {
-                        return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    let id = device.nextOperation
+                    let offset = options.offset
+                    let raise = raiseSecurity(&state, target.device, to: needed) { daemon, state, bonded in
+                        // Gone already: the link dropped and the request was failed.
+                        guard state.devices[target.device]?.pendingOperations.removeValue(forKey: id) != nil else {
+                            return
+                        }
+                        guard let code = bonded ? definition.writeError : needed.missingError else {
+                            return daemon.finishWrite(
+                                &state, target, value, offset: offset, stores: true, after: delay, reply,
+                                generation: generation)
+                        }
+                        reply.fail(ATTErrorMapping.clientError(forATTError: code))
                     }
-                    device = state.devices[target.device] ?? device
+                    switch raise {
+                    case .sufficient: break
+                    case .refused(let code): return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    case .pairing:
+                        // Held as a request in flight, so that link loss fails it first (`linkDown`).
+                        state.devices[target.device]?.nextOperation = id + 1
+                        state.devices[target.device]?.pendingOperations[id] = reply
+                        return
+                    }
                     if let code = definition.writeError {
                         return reply.fail(ATTErrorMapping.clientError(forATTError: code))
                     }
                 }
             }
-            if kind != "command" {
-                device.writesInFlight.insert(target.path)
-                state.devices[target.device] = device
+            finishWrite(
+                &state, target, value, offset: options.offset, stores: writable, after: delay, reply,
+                generation: generation, request: kind != "command")
+        }
+    }
+
+    /// The peer takes the write (storing it if it lets centrals write there) after `delay`; a
+    /// request counts as in flight meanwhile.
+    private func finishWrite(
+        _ state: inout SimState, _ target: GattTarget, _ value: Data, offset: UInt16, stores: Bool,
+        after delay: Duration, _ reply: MethodReply, generation: Int, request: Bool = true
+    ) {
+        if request { state.devices[target.device]?.writesInFlight.insert(target.path) }
+        whenDue(&state, target, reply, after: delay) { daemon, state in
+            state.devices[target.device]?.writesInFlight.remove(target.path)
+            guard let current = state.devices[target.device], current.linkGeneration == generation else {
+                return reply.fail(Self.linkLost)
             }
-            let stores = writable
-            whenDue(&state, target, reply, after: delay) { daemon, state in
-                state.devices[target.device]?.writesInFlight.remove(target.path)
-                guard let current = state.devices[target.device], current.linkGeneration == generation else {
-                    return reply.fail(Self.linkLost)
-                }
-                if stores { daemon.store(&state, current.address, target.key, value, offset: Int(options.offset)) }
-                state.statistics.gattOperations += 1
-                reply.succeed()
-            }
+            if stores { daemon.store(&state, current.address, target.key, value, offset: Int(offset)) }
+            state.statistics.gattOperations += 1
+            reply.succeed()
         }
     }
 

@@ -21,4 +21,10 @@ struct Bonding: Sendable {
     /// The security the peripheral asked for with a Security Request; nil for a `Pair`. Such a
     /// pairing has no `Pair` to auto-accept Just Works, so the agent is asked to authorize it.
     var requestedByPeer: AttributeSecurity?
+    /// GATT requests the peer refused for want of security, retried once this pairing ends
+    /// (`bonded` tells how); see ``Daemon/raiseSecurity(_:_:to:then:)``.
+    var waiting: [BondingWaiter] = []
 }
+
+/// A request held until a pairing ends: run under the state lock with whether it bonded.
+typealias BondingWaiter = @Sendable (_ daemon: Daemon, _ state: inout SimState, _ bonded: Bool) -> Void

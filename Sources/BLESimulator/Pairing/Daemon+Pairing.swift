@@ -185,6 +185,8 @@ extension Daemon {
     /// link it opened dropped.
     func finishBonding(_ state: inout SimState, _ path: ObjectPath, _ token: Int, _ outcome: BondingOutcome) {
         guard var device = state.devices[path], let bonding = device.bonding, bonding.token == token else { return }
+        // Requests held for this pairing are retried once the device is stored as it ends.
+        defer { for waiter in bonding.waiting { waiter(self, &state, outcome == .success) } }
         guard outcome == .success else {
             let openedLink = bonding.openedLink
             if case .failure(let name) = outcome { abortBonding(&device, name, Self.message(for: name)) }
