@@ -18,8 +18,9 @@ struct Bonding: Sendable {
     var agentAsked = false
     /// Whether the device was stored before `Pair` made it persistent.
     var wasStored: Bool
-    /// The security the peripheral asked for with a Security Request; nil for a `Pair`. Such a
-    /// pairing has no `Pair` to auto-accept Just Works, so the agent is asked to authorize it.
+    /// The security the peripheral asked for, with a Security Request or by refusing a request
+    /// for want of encryption (``Daemon/raiseSecurity(_:_:to:then:)``); nil for a `Pair`. Such
+    /// a pairing has no `Pair` to auto-accept Just Works, so the agent is asked to authorize it.
     var requestedByPeer: AttributeSecurity?
     /// GATT requests the peer refused for want of security, retried once this pairing ends
     /// (`bonded` tells how); see ``Daemon/raiseSecurity(_:_:to:then:)``.

@@ -11,7 +11,9 @@ extension Daemon {
     /// Just Works is `RequestAuthorization`: with LE Secure Connections the kernel of 5.66's era
     /// (6.1) hands every Just Works to user space with `confirm_hint`, and bluetoothd asks the
     /// agent when no bonding is under way. No agent (`new_auth` fails), or a refusal, fails the
-    /// pairing; the kernel keeps the link. Returns whether a pairing started.
+    /// pairing; the kernel keeps the link. bluetoothd raising the link's security after an ATT
+    /// error starts the same pairing (``raiseSecurity(_:_:to:then:)``). Returns whether a
+    /// pairing started.
     @discardableResult
     func peerRequestsSecurity(_ state: inout SimState, _ path: ObjectPath, _ level: AttributeSecurity) -> Bool {
         guard var device = state.devices[path], device.connected, device.bonding == nil, level > .none,

@@ -151,7 +151,9 @@ struct NotifyFidelityTests {
     )
     func startNotifyWhileDisconnecting(release: Release) async throws {
         var options = SimulatorOptions()
-        options.disconnectDelay = .seconds(3)
+        // Long enough that a loaded machine still sends both calls before the link goes (3 s
+        // was not, once, in a clean-clone CI run).
+        options.disconnectDelay = .seconds(10)
         try await Fidelity.run(release, options: options, peripherals: [Peripherals.sensor()]) { _, client, _ in
             try await client.connectSensor()
             let disconnect = try await client.startPending(Paths.sensor, BlueZInterface.device1, "Disconnect")
