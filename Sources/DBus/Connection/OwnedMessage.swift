@@ -7,7 +7,10 @@ import CDBus
 /// `@unchecked` because `OpaquePointer` is not `Sendable`. Crossing threads is safe here:
 /// libdbus counts references atomically, a built message is touched by one thread at a time
 /// (its builder until it is queued, then the I/O thread, whose send stamps its serial), and a
-/// received message is only read. Copyable, so that it fits in the job queue's array: whoever
+/// received message is only read: libdbus locks a message once it arrives, after which nothing
+/// writes it (building a return from it reads its header). A noncopyable type or a class with
+/// a `deinit` would enforce the single release, but an array cannot hold the former and the
+/// latter is an allocation per message on the read path. Copyable, so that it fits in the job queue's array: whoever
 /// queues or keeps it gives up its own copy, and exactly one ``release()`` ends it.
 struct OwnedMessage: @unchecked Sendable {
     let raw: OpaquePointer
