@@ -76,8 +76,8 @@ extension Daemon {
         // pay a run-time exclusivity check to read it.
         weak let daemon = self
         var methods: [ExportedMethod] = [
-            .deferred(BlueZMethod.readValue, in: try Signature("a{sv}"), out: try Signature("ay")) {
-                call, reply in daemon?.readValue(call, reply, target)
+            .direct(BlueZMethod.readValue, in: try Signature("a{sv}"), out: try Signature("ay")) { call in
+                daemon?.readValue(call, target) ?? .later(call.answerLater())
             },
             .deferred(BlueZMethod.writeValue, in: try Signature("aya{sv}")) { call, reply in
                 daemon?.writeValue(call, reply, target)
@@ -113,8 +113,8 @@ extension Daemon {
         return ExportedInterface(
             BlueZInterface.gattDescriptor1,
             methods: [
-                .deferred(BlueZMethod.readValue, in: try Signature("a{sv}"), out: try Signature("ay")) {
-                    call, reply in daemon?.readValue(call, reply, target)
+                .direct(BlueZMethod.readValue, in: try Signature("a{sv}"), out: try Signature("ay")) { call in
+                    daemon?.readValue(call, target) ?? .later(call.answerLater())
                 },
                 .deferred(BlueZMethod.writeValue, in: try Signature("aya{sv}")) { call, reply in
                     daemon?.writeValue(call, reply, target)

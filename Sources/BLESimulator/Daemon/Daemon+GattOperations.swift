@@ -42,44 +42,59 @@ extension Daemon {
 
     // MARK: Read
 
-    func readValue(_ call: DBusMessage, _ reply: MethodReply, _ target: GattTarget) {
-        core.state.withLock { state in
-            guard isCurrent(state) else { return }
-            let options: GattOptions
-            do throws(DBusError) { options = try GattOptions(call.body.first) } catch { return reply.fail(error) }
+    /// Answered on the I/O thread from the call as received: the common read (connected, no
+    /// fault, nothing to raise) returns its value at once; every other holds a reply.
+    func readValue(_ call: borrowing ReceivedCall, _ target: GattTarget) -> DirectAnswer {
+        let options: GattOptions
+        do throws(DBusError) {
+            // An empty options dict, the usual case, is not decoded at all.
+            options = try call.firstArgumentIsEmpty ? GattOptions(nil) : GattOptions(call.arguments().first)
+        } catch { return .error(error) }
+        return core.state.withLock { state in
+            // A daemon stopped since: the reply is dropped, which answers NoReply.
+            guard isCurrent(state) else { return .later(call.answerLater()) }
             // Fields are read in place (`inPlace`): reads are the hottest path there is.
             guard let index = state.devices.index(forKey: target.device),
                 let link = state.devices.inPlace(index, { Self.readableLink($0, target.path) }),
                 let recordIndex = state.peripherals.index(forKey: link.address)
-            else { return reply.fail(Self.notConnected) }
+            else { return .error(Self.notConnected) }
             // A peripheral another simulated adapter's application serves: only then is the
             // record copied, so the ordinary read keeps its in-place lookups.
             if state.peripherals.inPlace(recordIndex, { $0.servedBy != nil }),
                 let server = bridgedTarget(state, state.peripherals.values[recordIndex], target)
             {
-                return bridgedRead(&state, server, state.devices.values[index], target, offset: options.offset, reply)
+                let reply = call.answerLater()
+                bridgedRead(&state, server, state.devices.values[index], target, offset: options.offset, reply)
+                return .later(reply)
             }
             // One read per attribute: the same offset shares its result, another is refused.
             if let pendingOffset = link.pendingOffset {
                 guard pendingOffset == options.offset else {
-                    return reply.fail(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
+                    return .error(Self.error(BlueZErrorName.inProgress, BlueZErrorMessage.inProgress))
                 }
+                let reply = call.answerLater()
                 state.devices.values[index].readsInFlight[target.path]?.replies.append(reply)
-                return
+                return .later(reply)
             }
             // Where the device and the record are, while nothing has added or removed either.
             var location: ReadLocation? = ReadLocation(device: index, record: recordIndex)
+            // Made only when the answer cannot be given at once.
+            var held: MethodReply?
             var delay: Duration?
             if let fault = state.takeFault(.read, address: link.address.description, characteristic: target.uuid) {
                 location = nil
-                guard let faultDelay = applyGattFault(fault, reply, &state, device: target.device) else { return }
+                let reply = call.answerLater()
+                guard let faultDelay = applyGattFault(fault, reply, &state, device: target.device) else {
+                    return .later(reply)
+                }
+                held = reply
                 if faultDelay != .zero { delay = faultDelay }
             }
             if !target.isDescriptor,
                 let refusal = state.peripherals.inPlace(recordIndex, { Self.readRefusal($0, target.key) })
             {
                 switch refusal {
-                case .attError(let code): return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                case .attError(let code): return Self.fail(held, ATTErrorMapping.clientError(forATTError: code))
                 case .needs(let needed):
                     location = nil
                     let generation = link.generation
@@ -88,22 +103,32 @@ extension Daemon {
                     }
                     switch raise {
                     case .sufficient: break
-                    case .refused(let code): return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                    case .refused(let code): return Self.fail(held, ATTErrorMapping.clientError(forATTError: code))
                     case .pairing:
                         // Held as a read in flight: a dropped link fails it, a second read joins it.
+                        let reply = held ?? call.answerLater()
                         state.devices[target.device]?.readsInFlight[target.path] = PendingRead(
                             offset: options.offset, replies: [reply])
-                        return
+                        return .later(reply)
                     }
                     if let code = Self.definedReadError(state.peripherals[link.address]?.definition, target.key) {
-                        return reply.fail(ATTErrorMapping.clientError(forATTError: code))
+                        return Self.fail(held, ATTErrorMapping.clientError(forATTError: code))
                     }
                 }
             }
             guard let delay else {
-                return finishRead(
-                    &state, target, offset: options.offset, replies: [reply], generation: link.generation, at: location)
+                let result = readResult(
+                    &state, target, offset: options.offset, generation: link.generation, at: location)
+                guard let held else {
+                    switch result {
+                    case .success(let value): return .value(.bytes(value))
+                    case .failure(let error): return .error(error)
+                    }
+                }
+                Self.answer([held], with: result)
+                return .later(held)
             }
+            let reply = held ?? call.answerLater()
             state.devices[target.device]?.readsInFlight[target.path] = PendingRead(
                 offset: options.offset, replies: [reply])
             schedule(&state, after: delay) { daemon, state in
@@ -113,7 +138,15 @@ extension Daemon {
                 daemon.finishRead(
                     &state, target, offset: options.offset, replies: pending.replies, generation: link.generation)
             }
+            return .later(reply)
         }
+    }
+
+    /// `error` as the answer: through `held` when a reply was made already, else directly.
+    private static func fail(_ held: MethodReply?, _ error: DBusError) -> DirectAnswer {
+        guard let held else { return .error(error) }
+        held.fail(error)
+        return .later(held)
     }
 
     /// The read retried once the pairing it waited for ended: served when it bonded (unless the
@@ -187,15 +220,26 @@ extension Daemon {
     /// `offset` (emptied first for offset 0), announces the whole cached Value before the
     /// reply (trace §13.4), and answers from the cache (`chrc_read_cb` → `read_op_cb`).
     private func finishRead(
-        _ state: inout SimState, _ target: GattTarget, offset: UInt16, replies: [MethodReply], generation: Int,
-        at location: ReadLocation? = nil
+        _ state: inout SimState, _ target: GattTarget, offset: UInt16, replies: [MethodReply], generation: Int
     ) {
+        Self.answer(replies, with: readResult(&state, target, offset: offset, generation: generation))
+    }
+
+    private static func answer(_ replies: [MethodReply], with result: Result<Data, DBusError>) {
+        switch result {
+        case .success(let value): for waiting in replies { waiting.succeed([.bytes(value)]) }
+        case .failure(let error): for waiting in replies { waiting.fail(error) }
+        }
+    }
+
+    /// ``finishRead(_:_:offset:replies:generation:)``'s answer, with the Value announced.
+    private func readResult(
+        _ state: inout SimState, _ target: GattTarget, offset: UInt16, generation: Int,
+        at location: ReadLocation? = nil
+    ) -> Result<Data, DBusError> {
         guard let index = location?.device ?? state.devices.index(forKey: target.device),
             state.devices.inPlace(index, { $0.linkGeneration }) == generation
-        else {
-            for waiting in replies { waiting.fail(Self.linkLost) }
-            return
-        }
+        else { return .failure(Self.linkLost) }
         let value: Data
         if target.isCCC {
             value = currentValue(state, state.devices.values[index], record: nil, target)
@@ -208,9 +252,7 @@ extension Daemon {
         }
         let offset = Int(offset)
         guard offset <= value.count else {
-            let error = Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidOffset)
-            for waiting in replies { waiting.fail(error) }
-            return
+            return .failure(Self.error(BlueZErrorName.invalidArguments, BlueZErrorMessage.invalidOffset))
         }
         // Offset 0 empties the cache first, so the cache becomes the value itself.
         var cached = value
@@ -223,8 +265,7 @@ extension Daemon {
         }
         state.statistics.gattOperations += 1
         emitValue(cached, target.path, target.interface)
-        let answer = offset == 0 ? cached : Data(cached.dropFirst(offset))
-        for waiting in replies { waiting.succeed([.bytes(answer)]) }
+        return .success(offset == 0 ? cached : Data(cached.dropFirst(offset)))
     }
 
     /// `gatt_db_attribute_write` on a cached value: grown (zero-filled) when the bytes do not

@@ -5,6 +5,10 @@ extension IOLoop {
     func handleMethodCall(_ raw: OpaquePointer) {
         do throws(DBusError) {
             if let hit = resolvedCall(raw) {
+                if let direct = hit.direct {
+                    let call = ReceivedCall(raw: raw, path: hit.path, outSignature: direct.outSignature, core: core)
+                    return answer(direct.handler(call), to: raw, expecting: direct.outSignature)
+                }
                 let call = try MessageDecoder.decodeCall(
                     raw, path: hit.path, interface: hit.interface, member: hit.member, names: &recentNames)
                 return answer(call, hit.resolution, received: raw)
@@ -66,6 +70,19 @@ extension IOLoop {
                 // A handler that answered at once queued its signals and reply: they leave now,
                 // in order, instead of after another turn of the loop.
                 drainQueuedJobs()
+            case .direct(let handler):
+                let answer = handler(
+                    ReceivedCall(
+                        decoded: call, received: received, outSignature: invoked.method.outSignature, core: core))
+                if let received { return self.answer(answer, to: received, expecting: invoked.method.outSignature) }
+                drainQueuedJobs()
+                switch answer {
+                case .value(let value): reply(to: call, with: .success([value]), expecting: invoked.method.outSignature)
+                case .values(let values):
+                    reply(to: call, with: .success(values), expecting: invoked.method.outSignature)
+                case .error(let error): reply(to: call, with: .failure(error), expecting: nil)
+                case .later: break
+                }
             case .async(let handler):
                 let core = self.core
                 Task {
@@ -93,6 +110,32 @@ extension IOLoop {
                 let outcome = result
                 core.enqueue { loop in loop.reply(to: call, with: outcome, expecting: nil) }
             }
+        }
+    }
+
+    /// Sends a direct handler's answer to `raw`, after the signals it emitted (as bluetoothd's
+    /// leave before its reply); a return is built straight from the received call.
+    private func answer(_ answer: DirectAnswer, to raw: OpaquePointer, expecting signature: Signature) {
+        drainQueuedJobs()
+        switch answer {
+        case .value(let value):
+            guard dbus_message_get_no_reply(raw) == 0 else { return }
+            guard signature.types.count == 1, value.hasType(signature.types[0]),
+                let reply = try? MessageEncoder.methodReturn(to: raw, value)
+            else { return self.reply(to: ReplyAddress(received: raw), with: .success([value]), expecting: signature) }
+            sendRaw(reply)
+            dbus_message_unref(reply)
+        case .values(let values):
+            guard dbus_message_get_no_reply(raw) == 0 else { return }
+            guard DBusValue.values(values, match: signature),
+                let reply = try? MessageEncoder.methodReturn(to: raw, values)
+            else { return self.reply(to: ReplyAddress(received: raw), with: .success(values), expecting: signature) }
+            sendRaw(reply)
+            dbus_message_unref(reply)
+        case .error(let error):
+            reply(to: ReplyAddress(received: raw), with: .failure(error), expecting: nil)
+        case .later:
+            break
         }
     }
 
@@ -153,6 +196,12 @@ struct ReplyAddress: Sendable {
         sender = call.sender
         serial = call.serial
         noReplyExpected = call.noReplyExpected
+    }
+
+    init(received raw: OpaquePointer) {
+        sender = dbus_message_get_sender(raw).map { BusName(unchecked: String(cString: $0)) }
+        serial = dbus_message_get_serial(raw)
+        noReplyExpected = dbus_message_get_no_reply(raw) != 0
     }
 }
 

@@ -46,6 +46,11 @@ public struct ExportedMethod: Sendable {
         /// through the ``MethodReply`` it is given (exactly once; a reply dropped unanswered
         /// sends `org.freedesktop.DBus.Error.NoReply` so the caller is not left waiting).
         case deferred(@Sendable (DBusMessage, MethodReply) -> Void)
+        /// Runs on the I/O thread like ``immediate(_:)``, on the call as received rather than
+        /// decoded (see ``ReceivedCall``), and returns its answer, or a ``MethodReply`` to
+        /// answer through later: for the hottest methods, whose common case needs little of
+        /// the call and answers at once.
+        case direct(@Sendable (borrowing ReceivedCall) -> DirectAnswer)
     }
 
     /// The method name.
@@ -85,6 +90,16 @@ public struct ExportedMethod: Sendable {
     ) -> ExportedMethod {
         var method = ExportedMethod(name, in: inSignature, out: outSignature) { _ in [] }
         method.handler = .deferred(handler)
+        return method
+    }
+
+    /// A method answered from the call as received (see ``Handler/direct(_:)``).
+    public static func direct(
+        _ name: MemberName, in inSignature: Signature = .empty, out outSignature: Signature = .empty,
+        handler: @escaping @Sendable (borrowing ReceivedCall) -> DirectAnswer
+    ) -> ExportedMethod {
+        var method = ExportedMethod(name, in: inSignature, out: outSignature) { _ in [] }
+        method.handler = .direct(handler)
         return method
     }
 }

@@ -24,6 +24,15 @@ public final class MethodReply: Sendable {
         self.received = raw.map { OwnedMessage(retaining: $0) }
     }
 
+    /// For a call that was never decoded: its address is read off the received message.
+    init(received raw: OpaquePointer, outSignature: Signature?, core: ConnectionCore) {
+        self.call = nil
+        self.address = ReplyAddress(received: raw)
+        self.outSignature = outSignature
+        self.core = core
+        self.received = OwnedMessage(retaining: raw)
+    }
+
     deinit {
         if !answered.load(ordering: .acquiring) {
             send(.failure(DBusError.reply(DBusError.StandardName.noReply, "the handler dropped the call unanswered")))

@@ -74,6 +74,9 @@ final class ResolvedCall: Sendable {
     let member: MemberName
     let signature: String
     let resolution: IncomingCall
+    /// The handler and reply types of a ``ExportedMethod/Handler/direct(_:)`` method open to
+    /// every caller, taken out once: a hit then calls it without unpacking the resolution.
+    let direct: (handler: @Sendable (borrowing ReceivedCall) -> DirectAnswer, outSignature: Signature)?
 
     init(path: ObjectPath, interface: InterfaceName?, member: MemberName, signature: String, resolution: IncomingCall) {
         self.path = path
@@ -81,6 +84,11 @@ final class ResolvedCall: Sendable {
         self.member = member
         self.signature = signature
         self.resolution = resolution
+        if case .invoke(let invoked) = resolution, case .direct(let handler) = invoked.method.handler {
+            direct = (handler, invoked.method.outSignature)
+        } else {
+            direct = nil
+        }
     }
 }
 

@@ -57,10 +57,14 @@ enum MessageEncoder {
             if !valuesValidated { try value.validate() }
             signatureLength += value.signatureLength
         }
-        if signatureLength > NameValidation.maximumLength {
+        try limit(bodySignature: signatureLength)
+    }
+
+    private static func limit(bodySignature length: Int) throws(DBusError) {
+        if length > NameValidation.maximumLength {
             throw DBusError(
                 .invalidValue,
-                message: "the body's signature would be \(signatureLength) bytes long, more than the maximum of "
+                message: "the body's signature would be \(length) bytes long, more than the maximum of "
                     + "\(NameValidation.maximumLength)")
         }
     }
@@ -76,6 +80,25 @@ enum MessageEncoder {
         dbus_message_set_no_reply(raw, 1)
         do {
             try appendBody(values, to: raw)
+        } catch {
+            dbus_message_unref(raw)
+            throw error
+        }
+        return raw
+    }
+
+    /// ``methodReturn(to:_:)`` carrying one value, with no array between.
+    static func methodReturn(to call: OpaquePointer, _ value: DBusValue) throws(DBusError) -> OpaquePointer {
+        try value.validate()
+        try limit(bodySignature: value.signatureLength)
+        guard let raw = dbus_message_new_method_return(call) else {
+            throw DBusError(.limitExceeded, message: "out of memory creating a message")
+        }
+        dbus_message_set_no_reply(raw, 1)
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(raw, &iter)
+        do {
+            try append(value, to: &iter)
         } catch {
             dbus_message_unref(raw)
             throw error
