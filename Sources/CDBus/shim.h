@@ -3,6 +3,7 @@
 
 #include <dbus/dbus.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@ import Glibc
 
 /// The I/O thread's side of a connection: it alone touches libdbus for this connection.
 ///
-/// It blocks in `poll` on the connection's watch fds and the core's eventfd, with the nearest
+/// It blocks in `epoll_wait` on the connection's watch fds and the core's eventfd, with the nearest
 /// libdbus timeout or queued-call deadline as its timeout, then handles I/O, runs queued jobs
 /// and dispatches messages. No busy polling, no sleeps.
 ///
@@ -24,7 +24,9 @@ final class IOLoop {
     // Watches and timeouts that libdbus asks us to mirror.
     /// With their fds, read once: a watch keeps its fd, and the loop matches fds on every wake-up.
     @exclusivity(unchecked) private var watches: [(watch: OpaquePointer, fd: Int32)] = []
-    @exclusivity(unchecked) private var pollSet: [pollfd] = []
+    /// The fds to sleep on and what for, rebuilt (in place) when a watch changes.
+    @exclusivity(unchecked) private var wanted: [(fd: Int32, events: Int16)] = []
+    @exclusivity(unchecked) private var readiness = ReadinessSet()
     @exclusivity(unchecked) private var pollSetDirty = true
     @exclusivity(unchecked) private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
 
@@ -74,6 +76,9 @@ final class IOLoop {
     }
 
     private func open(_ bus: Connection.Bus) -> Result<BusName, DBusError> {
+        guard readiness.isOpen else {
+            return .failure(DBusError(.io, message: "cannot create an epoll set: \(String(cString: strerror(errno)))"))
+        }
         dbus_threads_init_default()
         guard let error = cdbus_error_new() else {
             return .failure(DBusError(.limitExceeded, message: "out of memory"))
@@ -136,14 +141,12 @@ final class IOLoop {
             }
             guard mayBlock else { continue }
             if pollSetDirty { rebuildPollSet() }
-            let ready = pollSet.withUnsafeMutableBufferPointer { buffer in
-                poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
-            }
+            let ready = readiness.wait(timeout: timeout) ?? 0
             core.queue.withLock { queue in
                 queue.sleeping = false
                 queue.wakePending = false
             }
-            if ready > 0 { handleReadyFDs() }
+            if ready > 0 { handleReadyFDs(ready) }
             fireExpiredTimeouts()
             expireCalls()
         }
@@ -209,39 +212,40 @@ final class IOLoop {
         return MonotonicClock.millisecondsUntil(nearest)
     }
 
-    /// Runs whenever libdbus toggles its write watch, which it does around every send: the set
-    /// is rebuilt in place (a connection has one or two watches), with no allocation.
+    /// Runs whenever libdbus toggles its write watch, which it does around every send: the
+    /// wanted events are gathered in place (a connection has one or two watches), with no
+    /// allocation, and the epoll set changes only where they differ from what it holds.
     private func rebuildPollSet() {
-        pollSet.removeAll(keepingCapacity: true)
-        pollSet.append(pollfd(fd: core.wakeFD, events: Int16(POLLIN), revents: 0))
+        wanted.removeAll(keepingCapacity: true)
+        wanted.append((core.wakeFD, Int16(POLLIN)))
         for (watch, fd) in watches where dbus_watch_get_enabled(watch) != 0 {
             let flags = dbus_watch_get_flags(watch)
             var events: Int16 = 0
             if flags & cdbus_watch_readable != 0 { events |= Int16(POLLIN) }
             if flags & cdbus_watch_writable != 0 { events |= Int16(POLLOUT) }
-            if let index = pollSet.indices.dropFirst().first(where: { pollSet[$0].fd == fd }) {
-                pollSet[index].events |= events
+            if let index = wanted.indices.dropFirst().first(where: { wanted[$0].fd == fd }) {
+                wanted[index].events |= events
             } else {
-                pollSet.append(pollfd(fd: fd, events: events, revents: 0))
+                wanted.append((fd, events))
             }
         }
-        pollSetDirty = false
+        // An fd that could not be registered is tried again before the next sleep.
+        pollSetDirty = !readiness.update(wanted)
     }
 
-    private func handleReadyFDs() {
-        // Indices, not a filtered copy: this runs on every wake-up.
-        for index in pollSet.indices where pollSet[index].revents != 0 {
-            let entry = pollSet[index]
+    private func handleReadyFDs(_ count: Int) {
+        for index in 0..<count {
+            let entry = readiness.ready(index)
             if entry.fd == core.wakeFD {
                 var counter: UInt64 = 0
                 _ = read(core.wakeFD, &counter, 8)
                 continue
             }
             var flags: UInt32 = 0
-            if entry.revents & Int16(POLLIN) != 0 { flags |= cdbus_watch_readable }
-            if entry.revents & Int16(POLLOUT) != 0 { flags |= cdbus_watch_writable }
-            if entry.revents & Int16(POLLERR) != 0 { flags |= cdbus_watch_error }
-            if entry.revents & Int16(POLLHUP) != 0 { flags |= cdbus_watch_hangup }
+            if entry.events & Int16(POLLIN) != 0 { flags |= cdbus_watch_readable }
+            if entry.events & Int16(POLLOUT) != 0 { flags |= cdbus_watch_writable }
+            if entry.events & Int16(POLLERR) != 0 { flags |= cdbus_watch_error }
+            if entry.events & Int16(POLLHUP) != 0 { flags |= cdbus_watch_hangup }
             // Handling a watch may add or remove watches: work on a snapshot, re-check each.
             for (watch, fd) in watches where fd == entry.fd {
                 guard watches.contains(where: { $0.watch == watch }), dbus_watch_get_enabled(watch) != 0 else {
@@ -275,6 +279,9 @@ final class IOLoop {
     }
 
     fileprivate func watchRemoved(_ watch: OpaquePointer) {
+        // Its fd may be closed next and its number reused; another watch on it is registered
+        // again by the rebuild.
+        for (removed, fd) in watches where removed == watch { readiness.forget(fd) }
         watches.removeAll { $0.watch == watch }
         pollSetDirty = true
     }
