@@ -114,29 +114,35 @@ extension IOLoop {
     }
 
     /// Sends a direct handler's answer to `raw`, after the signals it emitted (as bluetoothd's
-    /// leave before its reply); a return is built straight from the received call.
+    /// leave before its reply). A return is built straight from the received call, and before
+    /// those signals go: sent back to back, the reply mostly finds the bus daemon still awake
+    /// from the signal, which spares its wake-up.
     private func answer(_ answer: DirectAnswer, to raw: OpaquePointer, expecting signature: Signature) {
-        drainQueuedJobs()
+        let wantsReply = dbus_message_get_no_reply(raw) == 0
+        let built: OpaquePointer?
         switch answer {
-        case .value(let value):
-            guard dbus_message_get_no_reply(raw) == 0 else { return }
-            guard signature.types.count == 1, value.hasType(signature.types[0]),
-                let reply = try? MessageEncoder.methodReturn(to: raw, value)
-            else { return self.reply(to: ReplyAddress(received: raw), with: .success([value]), expecting: signature) }
-            sendRaw(reply)
-            dbus_message_unref(reply)
-        case .values(let values):
-            guard dbus_message_get_no_reply(raw) == 0 else { return }
-            guard DBusValue.values(values, match: signature),
-                let reply = try? MessageEncoder.methodReturn(to: raw, values)
-            else { return self.reply(to: ReplyAddress(received: raw), with: .success(values), expecting: signature) }
-            sendRaw(reply)
-            dbus_message_unref(reply)
-        case .error(let error):
-            reply(to: ReplyAddress(received: raw), with: .failure(error), expecting: nil)
-        case .later:
-            break
+        case .value(let value) where wantsReply && signature.types.count == 1 && value.hasType(signature.types[0]):
+            built = try? MessageEncoder.methodReturn(to: raw, value)
+        case .values(let values) where wantsReply && DBusValue.values(values, match: signature):
+            built = try? MessageEncoder.methodReturn(to: raw, values)
+        default:
+            // No reply wanted, one of the wrong types, or an error: answered below.
+            built = nil
         }
+        drainQueuedJobs()
+        if let built {
+            sendRaw(built)
+            dbus_message_unref(built)
+            return
+        }
+        let result: Result<[DBusValue], DBusError>
+        switch answer {
+        case .value(let value): result = .success([value])
+        case .values(let values): result = .success(values)
+        case .error(let error): result = .failure(error)
+        case .later: return
+        }
+        reply(to: ReplyAddress(received: raw), with: result, expecting: signature)
     }
 
     /// Sends the reply unless the caller asked for none (NO_REPLY_EXPECTED).
