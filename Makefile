@@ -164,6 +164,6 @@ bench-sim: deps
 	$(SWIFT) build -c release --product ble-sim
 	$(SWIFT) build -c release --product ble-bench
 	sh Benchmarks/floor/build.sh $(BENCH_DIR)
-	python3 Benchmarks/run_sim_read.py --floor $(BENCH_DIR)/dbus_floor --bin .build/release --rounds 5 \
+	python3 Benchmarks/run_sim_read.py --floor $(BENCH_DIR)/dbus_floor --bin .build/release --rounds 15 \
 		--json Benchmarks/results/simulator-read.json
 	python3 Benchmarks/run_sim_scan.py --floor $(BENCH_DIR)/dbus_floor --bin .build/release
