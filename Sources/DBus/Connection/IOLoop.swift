@@ -77,7 +77,8 @@ final class IOLoop {
 
     private func open(_ bus: Connection.Bus) -> Result<BusName, DBusError> {
         guard readiness.isOpen else {
-            return .failure(DBusError(.io, message: "cannot create an epoll set: \(String(cString: strerror(errno)))"))
+            let reason = String(cString: strerror(readiness.openError))
+            return .failure(DBusError(.io, message: "cannot create an epoll set: \(reason)"))
         }
         dbus_threads_init_default()
         guard let error = cdbus_error_new() else {

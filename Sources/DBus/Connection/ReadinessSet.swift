@@ -25,9 +25,13 @@ struct ReadinessSet: ~Copyable {
     /// How many entries of `ready` the last ``wait(timeout:)`` filled.
     private var readyCount = 0
 
+    /// Why no epoll set could be made (an `errno`), or 0.
+    let openError: Int32
+
     /// Opens an epoll set; see ``isOpen``.
     init() {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        openError = epollFD < 0 ? errno : 0
         ready = Array(repeating: epoll_event(), count: 8)
     }
 
