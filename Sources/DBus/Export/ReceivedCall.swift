@@ -7,26 +7,30 @@ import CDBus
 /// capture it in a closure that runs later; what it needs later it takes out first
 /// (``arguments()``, ``message``), and a late answer goes through ``answerLater()``.
 public struct ReceivedCall: ~Copyable {
-    /// The received message, valid for this turn of the I/O loop only; `nil` when the call was
-    /// decoded and answered on a later turn (after an authorization check).
-    private let raw: OpaquePointer?
-    private let decoded: DBusMessage?
+    /// Where the call is read from.
+    private enum Source {
+        /// Only as libdbus received it, valid for this turn of the I/O loop.
+        case received(OpaquePointer)
+        /// Decoded already; `received` is `nil` when the call is answered on a later turn
+        /// (after an authorization check), when libdbus's message is gone.
+        case decoded(DBusMessage, received: OpaquePointer?)
+    }
+
+    private let source: Source
     private let outSignature: Signature?
     private let core: ConnectionCore
     /// The object path the call was addressed to.
     public let path: ObjectPath
 
     init(raw: OpaquePointer, path: ObjectPath, outSignature: Signature?, core: ConnectionCore) {
-        self.raw = raw
-        self.decoded = nil
+        self.source = .received(raw)
         self.path = path
         self.outSignature = outSignature
         self.core = core
     }
 
     init(decoded: DBusMessage, received raw: OpaquePointer?, outSignature: Signature?, core: ConnectionCore) {
-        self.raw = raw
-        self.decoded = decoded
+        self.source = .decoded(decoded, received: raw)
         self.path = decoded.path ?? .root
         self.outSignature = outSignature
         self.core = core
@@ -34,45 +38,47 @@ public struct ReceivedCall: ~Copyable {
 
     /// The call's arguments, decoded.
     public func arguments() throws(DBusError) -> [DBusValue] {
-        if let decoded { return decoded.body }
-        guard let raw else { return [] }
-        return try MessageDecoder.decodeBody(raw)
+        switch source {
+        case .received(let raw): try MessageDecoder.decodeBody(raw)
+        case .decoded(let call, _): call.body
+        }
     }
 
     /// Whether the first argument is an empty array or dictionary (an options dictionary with
     /// nothing in it, the usual case), found without decoding anything.
     public var firstArgumentIsEmpty: Bool {
-        if let decoded {
-            switch decoded.body.first {
+        switch source {
+        case .received(let raw):
+            var iter = DBusMessageIter()
+            guard dbus_message_iter_init(raw, &iter) != 0, dbus_message_iter_get_arg_type(&iter) == TypeCode.array
+            else { return false }
+            return dbus_message_iter_get_element_count(&iter) == 0
+        case .decoded(let call, _):
+            switch call.body.first {
             case .array(_, let elements)?: return elements.isEmpty
             case .dictionary(_, _, let entries)?: return entries.isEmpty
             default: return false
             }
         }
-        guard let raw else { return false }
-        var iter = DBusMessageIter()
-        guard dbus_message_iter_init(raw, &iter) != 0, dbus_message_iter_get_arg_type(&iter) == TypeCode.array
-        else { return false }
-        return dbus_message_iter_get_element_count(&iter) == 0
     }
 
     /// The whole call, decoded.
     public var message: DBusMessage {
         get throws(DBusError) {
-            if let decoded { return decoded }
-            guard let raw else { throw DBusError(.invalidValue, message: "the call is no longer at hand") }
-            return try MessageDecoder.decode(raw)
+            switch source {
+            case .received(let raw): try MessageDecoder.decode(raw)
+            case .decoded(let call, _): call
+            }
         }
     }
 
     /// A reply to answer through later, from any thread; return it as
     /// ``DirectAnswer/later(_:)``.
     public func answerLater() -> MethodReply {
-        if let decoded {
-            return MethodReply(call: decoded, received: raw, outSignature: outSignature, core: core)
+        switch source {
+        case .received(let raw): MethodReply(received: raw, outSignature: outSignature, core: core)
+        case .decoded(let call, let raw): MethodReply(call: call, received: raw, outSignature: outSignature, core: core)
         }
-        // `init(raw:…)` is the only other way in, so the message is at hand.
-        return MethodReply(received: raw.unsafelyUnwrapped, outSignature: outSignature, core: core)
     }
 }
 

@@ -122,12 +122,24 @@ final class RecordingClient: Sendable {
         timeout: Duration? = nil
     ) async throws -> Task<Result<[DBusValue], DBusError>, Never> {
         let mark = transcript.mark
+        let waiting = connection.counters.outstanding
         let task = Task { await self.result(path, interface, member, arguments, timeout: timeout) }
-        // The call entry is recorded just before the message is queued for sending.
+        // The call entry is recorded before the message is queued for sending, and the call
+        // is counted just before: the round trip below must queue after it, or under load it
+        // can overtake the call and the test acts before bluetoothd has it (seen once). The
+        // wait for the count narrows that window to a few instructions, and a second round
+        // trip, queued only after the first came back, leaves the call no time to lag behind.
         try await transcript.first("\(member) sent", since: mark) { $0.kind == .call && $0.member == member }
-        _ = try await connection.call(
-            destination: BlueZService.busName, path: BlueZService.managerPath, interface: .introspectable,
-            member: try MemberName("Introspect"))
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(20)
+        while connection.counters.outstanding <= waiting && clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        for _ in 0..<2 {
+            _ = try await connection.call(
+                destination: BlueZService.busName, path: BlueZService.managerPath, interface: .introspectable,
+                member: try MemberName("Introspect"))
+        }
         return task
     }
 
