@@ -70,6 +70,10 @@ final class Daemon: Sendable {
         }
         for task in running { task.cancel() }
         core.state.withLock { state in
+            // No longer current from here on: a task or call of this daemon that is already
+            // under way finds it stopped, instead of acting on the state the next daemon is
+            // being built from while that one is still connecting.
+            if isCurrent(state) { state.generation += 1 }
             for device in state.devices.values {
                 for reply in device.pendingConnects {
                     reply.fail(DBusError.reply(BlueZErrorName.failed, BlueZErrorMessage.bredrConnectionCanceled))
