@@ -29,7 +29,7 @@ final class ConnectionCore: Sendable {
         var jobs: [QueuedJob] = []
         /// Task jobs for ``ConnectionExecutor``, kept apart so running a task costs no closure.
         var tasks: [UnownedJob] = []
-        /// True while the loop is blocked in `poll`; only then does a producer write the eventfd.
+        /// True while the loop is blocked in `epoll_wait`; only then does a producer write the eventfd.
         var sleeping = false
         var wakePending = false
         var closed = false
@@ -81,7 +81,7 @@ final class ConnectionCore: Sendable {
         }
     }
 
-    /// Adds work under the lock and wakes the loop only if it sleeps in `poll` and nobody
+    /// Adds work under the lock and wakes the loop only if it sleeps in `epoll_wait` and nobody
     /// has woken it yet: under load the eventfd is not written at all.
     @discardableResult
     private func push(_ add: (inout Queue) -> Void) -> Bool {
