@@ -250,13 +250,6 @@ extension ExportedInterface {
     private static func check(_ value: DBusValue, for property: inout ExportedProperty, named name: String)
         throws(DBusError)
     {
-        // A characteristic's Value, on every GATT read and notification: bytes of an `ay`
-        // property, nested in four containers at most, can only be too many.
-        if case .bytes(let data) = value, data.count <= DBusValue.maximumArrayBytes,
-            case .array(.byte) = property.type
-        {
-            return
-        }
         guard value.hasType(property.type) else {
             throw DBusError.reply(
                 DBusError.StandardName.invalidArgs,
