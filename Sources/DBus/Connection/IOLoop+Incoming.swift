@@ -76,13 +76,7 @@ extension IOLoop {
                         decoded: call, received: received, outSignature: invoked.method.outSignature, core: core))
                 if let received { return self.answer(answer, to: received, expecting: invoked.method.outSignature) }
                 drainQueuedJobs()
-                switch answer {
-                case .value(let value): reply(to: call, with: .success([value]), expecting: invoked.method.outSignature)
-                case .values(let values):
-                    reply(to: call, with: .success(values), expecting: invoked.method.outSignature)
-                case .error(let error): reply(to: call, with: .failure(error), expecting: nil)
-                case .later: break
-                }
+                if let result = answer.result { reply(to: call, with: result, expecting: invoked.method.outSignature) }
             case .async(let handler):
                 let core = self.core
                 Task {
@@ -135,14 +129,7 @@ extension IOLoop {
             dbus_message_unref(built)
             return
         }
-        let result: Result<[DBusValue], DBusError>
-        switch answer {
-        case .value(let value): result = .success([value])
-        case .values(let values): result = .success(values)
-        case .error(let error): result = .failure(error)
-        case .later: return
-        }
-        reply(to: ReplyAddress(received: raw), with: result, expecting: signature)
+        if let result = answer.result { reply(to: ReplyAddress(received: raw), with: result, expecting: signature) }
     }
 
     /// Sends the reply unless the caller asked for none (NO_REPLY_EXPECTED).
@@ -189,6 +176,18 @@ extension IOLoop {
         return DBusMessage(
             kind: .error, errorName: valid, destination: call.sender, replySerial: call.serial,
             body: [.string(text.replacingNUL())])
+    }
+}
+
+extension DirectAnswer {
+    /// The answer as the general reply path takes it; `nil` for one given later.
+    var result: Result<[DBusValue], DBusError>? {
+        switch self {
+        case .value(let value): .success([value])
+        case .values(let values): .success(values)
+        case .error(let error): .failure(error)
+        case .later: nil
+        }
     }
 }
 

@@ -27,7 +27,7 @@ final class IOLoop {
     /// The fds to sleep on and what for, rebuilt (in place) when a watch changes.
     @exclusivity(unchecked) private var wanted: [(fd: Int32, events: Int16)] = []
     @exclusivity(unchecked) private var readiness = ReadinessSet()
-    @exclusivity(unchecked) private var pollSetDirty = true
+    @exclusivity(unchecked) private var readinessStale = true
     @exclusivity(unchecked) private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
 
     // Calls (see IOLoop+Calls.swift).
@@ -141,7 +141,7 @@ final class IOLoop {
                 return true
             }
             guard mayBlock else { continue }
-            if pollSetDirty { rebuildPollSet() }
+            if readinessStale { updateReadiness() }
             let ready = readiness.wait(timeout: timeout) ?? 0
             core.queue.withLock { queue in
                 queue.sleeping = false
@@ -216,7 +216,7 @@ final class IOLoop {
     /// Runs whenever libdbus toggles its write watch, which it does around every send: the
     /// wanted events are gathered in place (a connection has one or two watches), with no
     /// allocation, and the epoll set changes only where they differ from what it holds.
-    private func rebuildPollSet() {
+    private func updateReadiness() {
         wanted.removeAll(keepingCapacity: true)
         wanted.append((core.wakeFD, Int16(POLLIN)))
         for (watch, fd) in watches where dbus_watch_get_enabled(watch) != 0 {
@@ -231,7 +231,7 @@ final class IOLoop {
             }
         }
         // An fd that could not be registered is tried again before the next sleep.
-        pollSetDirty = !readiness.update(wanted)
+        readinessStale = !readiness.update(wanted)
     }
 
     private func handleReadyFDs(_ count: Int) {
@@ -276,7 +276,7 @@ final class IOLoop {
 
     fileprivate func watchAdded(_ watch: OpaquePointer) {
         watches.append((watch, dbus_watch_get_unix_fd(watch)))
-        pollSetDirty = true
+        readinessStale = true
     }
 
     fileprivate func watchRemoved(_ watch: OpaquePointer) {
@@ -284,10 +284,10 @@ final class IOLoop {
         // again by the rebuild.
         for (removed, fd) in watches where removed == watch { readiness.forget(fd) }
         watches.removeAll { $0.watch == watch }
-        pollSetDirty = true
+        readinessStale = true
     }
 
-    fileprivate func watchToggled() { pollSetDirty = true }
+    fileprivate func watchToggled() { readinessStale = true }
 
     fileprivate func timeoutChanged(_ timeout: OpaquePointer) {
         let key = Int(bitPattern: UnsafeRawPointer(timeout))
