@@ -47,7 +47,13 @@ public actor Characteristic {
     }
 
     /// Reads the value (from `offset`, for long values read in parts).
-    public func read(offset: UInt16 = 0, timeout: Duration? = nil) async throws(BLEError) -> Data {
+    ///
+    /// Runs on the caller's executor (no hop onto the actor): the caller suspends once, and
+    /// bluetoothd's reply resumes it. On the bus connection's executor (``Central/executor``)
+    /// an operation costs no thread switch at all.
+    public nonisolated(nonsending) func read(offset: UInt16 = 0, timeout: Duration? = nil) async throws(BLEError)
+        -> Data
+    {
         try validity.check()
         return try await peripheral.readValue(path, offset: offset, timeout: timeout)
     }
@@ -55,7 +61,9 @@ public actor Characteristic {
     /// Writes a value. `.withResponse` lets BlueZ do a long write for values beyond one packet;
     /// `.withoutResponse` refuses (``BLEError/Code/invalidArguments``) values longer than
     /// ``Peripheral/maximumWriteLength(for:)``: it never truncates or splits silently.
-    public func write(_ value: Data, type: WriteType = .withResponse, timeout: Duration? = nil) async throws(BLEError) {
+    public nonisolated(nonsending) func write(_ value: Data, type: WriteType = .withResponse, timeout: Duration? = nil)
+        async throws(BLEError)
+    {
         try validity.check()
         try await peripheral.writeValue(path, value, type: type, timeout: timeout)
     }
@@ -95,13 +103,17 @@ public actor Characteristic {
     }
 
     /// Reads a descriptor.
-    public func read(_ descriptor: Descriptor, timeout: Duration? = nil) async throws(BLEError) -> Data {
+    public nonisolated(nonsending) func read(_ descriptor: Descriptor, timeout: Duration? = nil) async throws(BLEError)
+        -> Data
+    {
         try validity.check()
         return try await peripheral.readValue(descriptor.path, offset: 0, timeout: timeout, descriptor: true)
     }
 
     /// Writes a descriptor (not the CCC 0x2902, which BlueZ manages: use ``notifications``).
-    public func write(_ value: Data, to descriptor: Descriptor, timeout: Duration? = nil) async throws(BLEError) {
+    public nonisolated(nonsending) func write(_ value: Data, to descriptor: Descriptor, timeout: Duration? = nil)
+        async throws(BLEError)
+    {
         try validity.check()
         try await peripheral.writeValue(descriptor.path, value, type: .withResponse, timeout: timeout, descriptor: true)
     }

@@ -24,24 +24,37 @@ extension Peripheral {
         gatt.acquired[path] = nil
     }
 
-    /// Calls AcquireNotify unless the channel already has a live socket.
+    /// Calls AcquireNotify unless the channel already has a live socket; concurrent callers
+    /// share one call (bluetoothd refuses a second AcquireNotify of the same client).
     private func attachAcquired(_ path: ObjectPath, _ channel: AcquiredNotifyChannel) async throws(BLEError) {
         guard !channel.isAttached else { return }
-        await acquireQueue()
-        defer { releaseQueue() }
-        guard !channel.isAttached else { return }
-        guard connectionState == .connected else { throw BLEError(.notConnected, message: "not connected") }
-        let timeout = operationTimeout
-        let result = await guarded { [self] () throws(BLEError) -> DBusMessage in
-            try await self.session.call(
-                path, BlueZInterface.gattCharacteristic1, BlueZMethod.acquireNotify,
-                [.dictionary(key: .string, value: .variant, [])], timeout: timeout)
+        let attempt: SharedAttempt<Void>
+        if let pending = gatt.attaching[path] {
+            attempt = pending
+        } else {
+            attempt = SharedAttempt(
+                Task(executorPreference: session.connection.executor) { [self] () -> Result<Void, BLEError> in
+                    do throws(BLEError) {
+                        let reply = try await perform(
+                            GattCall(
+                                path: path, interface: BlueZInterface.gattCharacteristic1,
+                                member: BlueZMethod.acquireNotify,
+                                arguments: [.dictionary(key: .string, value: .variant, [])]))
+                        guard reply.body.count == 2, case .unixFD(let descriptor) = reply.body[0] else {
+                            throw BLEError(
+                                .protocolError, message: "AcquireNotify replied (\(reply.signature)), not (hq)")
+                        }
+                        channel.attach(descriptor)
+                        return .success(())
+                    } catch {
+                        return .failure(error)
+                    }
+                })
+            gatt.attaching[path] = attempt
         }
-        let reply = try result.get()
-        guard reply.body.count == 2, case .unixFD(let descriptor) = reply.body[0] else {
-            throw BLEError(.protocolError, message: "AcquireNotify replied (\(reply.signature)), not (hq)")
-        }
-        channel.attach(descriptor)
+        let result = await attempt.join(diagnostics: session.diagnostics, executor: session.connection.executor)
+        if gatt.attaching[path] === attempt { gatt.attaching[path] = nil }
+        try result.get()
     }
 
     /// After a (re)connection: acquire fresh sockets for channels that still have subscribers.

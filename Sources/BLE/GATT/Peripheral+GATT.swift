@@ -76,7 +76,7 @@ extension Peripheral {
                 stale.validity.invalidate()
                 invalidated = true
             }
-            for subscriber in (gatt.subscribers.removeValue(forKey: path) ?? [:]).values {
+            for subscriber in client.removeSubscribers(of: path) {
                 subscriber.continuation.finish()
             }
             gatt.acquired.removeValue(forKey: path)?.finish()
@@ -93,25 +93,28 @@ extension Peripheral {
     public func maximumWriteLength(for type: WriteType) -> Int {
         switch type {
         case .withResponse, .reliable: return 512
-        case .withoutResponse:
-            // BlueZ drops MTU silently at a disconnection and restores it silently, so a tree
-            // read while disconnected often has none: look without decoding every characteristic.
-            let tree = session.tree
-            for service in tree.servicePaths(of: devicePath) {
-                for path in tree.characteristicPaths(of: service) {
-                    if let mtu = Self.mtu(of: path, in: tree) { return Int(mtu) - 3 }
-                }
-            }
-            return 20
+        case .withoutResponse: return deviceWriteWithoutResponseLimit(in: session.tree)
         }
     }
 
+    /// BlueZ drops MTU silently at a disconnection and restores it silently, so a tree read
+    /// while disconnected often has none: looks without decoding every characteristic.
+    private nonisolated func deviceWriteWithoutResponseLimit(in tree: BlueZObjectTree) -> Int {
+        for service in tree.servicePaths(of: devicePath) {
+            for path in tree.characteristicPaths(of: service) {
+                if let mtu = Self.mtu(of: path, in: tree) { return Int(mtu) - 3 }
+            }
+        }
+        return 20
+    }
+
     /// The write-without-response limit for one characteristic: its own `MTU` (the link's) when
-    /// BlueZ has it, read without decoding the object; else ``maximumWriteLength(for:)``, which
-    /// walks the device's objects, too slow to do for every write.
-    private func writeWithoutResponseLimit(_ path: ObjectPath) -> Int {
-        if let mtu = Self.mtu(of: path, in: session.tree) { return Int(mtu) - 3 }
-        return maximumWriteLength(for: .withoutResponse)
+    /// BlueZ has it, read without decoding the object; else the walk of the device's objects,
+    /// too slow to do for every write.
+    private nonisolated func writeWithoutResponseLimit(_ path: ObjectPath) -> Int {
+        let tree = session.tree
+        if let mtu = Self.mtu(of: path, in: tree) { return Int(mtu) - 3 }
+        return deviceWriteWithoutResponseLimit(in: tree)
     }
 
     /// A characteristic's `MTU` property, when BlueZ reports a usable one.
@@ -121,149 +124,33 @@ extension Peripheral {
         return mtu
     }
 
-    // MARK: The operation queue
-
-    func acquireQueue() async {
-        if !gatt.queueBusy {
-            gatt.queueBusy = true
-            return
-        }
-        let site = session.diagnostics.willSuspend()
-        defer { session.diagnostics.didResume(site) }
-        await withCheckedContinuation { continuation in
-            // Checked again where the waiter is enqueued: should the continuation's set-up ever
-            // leave the actor, a release in between must not leave this waiter behind.
-            if gatt.queueBusy {
-                gatt.queue.append(continuation)
-            } else {
-                gatt.queueBusy = true
-                continuation.resume()
-            }
-        }
-    }
-
-    func releaseQueue() {
-        if gatt.queue.isEmpty {
-            gatt.queueBusy = false
-        } else {
-            gatt.queue.removeFirst().resume()
-        }
-    }
-
-    /// Runs one call to bluetoothd, resolved by its reply, the link dropping, or cancellation.
-    func guarded(
-        _ call: @escaping @Sendable () async throws(BLEError) -> DBusMessage
-    ) async -> Result<DBusMessage, BLEError> {
-        let id = gatt.nextOperation
-        gatt.nextOperation += 1
-        let slot = OnceSlot<DBusMessage>(diagnostics: session.diagnostics)
-        gatt.pending[id] = { error in slot.finish(.failure(error)) }
-        let work = Task(executorPreference: session.connection.executor) {
-            do throws(BLEError) { slot.finish(.success(try await call())) } catch { slot.finish(.failure(error)) }
-        }
-        let result = await withTaskCancellationHandler {
-            await slot.wait()
-        } onCancel: {
-            slot.finish(.failure(.cancelledByTask))
-            work.cancel()
-        }
-        gatt.pending[id] = nil
-        return result
-    }
-
-    func failPendingOperations(_ error: BLEError) {
-        let pending = gatt.pending.values
-        gatt.pending.removeAll()
-        for fail in pending { fail(error) }
-        if let path = gatt.readInFlight {
-            gatt.readInFlight = nil
-            deliverHeld(path, gatt.heldValues)
-            gatt.heldValues = []
-        }
-    }
-
-    private func checkUsable(_ path: ObjectPath) throws(BLEError) {
-        if Task.isCancelled { throw BLEError.cancelledByTask }
-        guard connectionState == .connected else { throw BLEError(.notConnected, message: "not connected") }
-        if gatt.stalePaths.contains(path) {
-            throw BLEError(.servicesChanged, message: "the peripheral's services changed; discover them again")
-        }
-    }
-
-    /// Calls a GATT method, retrying BlueZ's InProgress (another client's operation) until the deadline.
-    private nonisolated func callRetryingInProgress(
-        _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ arguments: [DBusValue],
-        timeout: Duration
-    ) async throws(BLEError) -> DBusMessage {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            // The retry pause may end past the deadline.
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { throw BLEError.timeout("\(member.rawValue)") }
-            do {
-                return try await session.call(path, interface, member, arguments, timeout: remaining)
-            } catch  where error.code == .inProgress && ContinuousClock.now + .milliseconds(10) < deadline {
-                try? await Task.sleep(for: .milliseconds(10))
-                if Task.isCancelled { throw BLEError.cancelledByTask }
-            }
-        }
-    }
-
     // MARK: Read and write
 
-    func readValue(
+    /// Runs one GATT call in the peripheral's operation order (see ``GattOperationQueue``).
+    nonisolated func perform(_ call: GattCall, timeout: Duration? = nil) async throws(BLEError) -> DBusMessage {
+        if Task.isCancelled { throw BLEError.cancelledByTask }
+        return try await client.perform(call, timeout: timeout ?? operationTimeout)
+    }
+
+    nonisolated func readValue(
         _ path: ObjectPath, offset: UInt16, timeout: Duration?, descriptor: Bool = false
     ) async throws(BLEError) -> Data {
-        await acquireQueue()
-        defer { releaseQueue() }
-        try checkUsable(path)
         var options: [DBusDictionaryEntry] = []
         if offset > 0 { options.append(DBusDictionaryEntry(.string("offset"), .variant(.uint16(offset)))) }
-        let arguments: [DBusValue] = [.dictionary(key: .string, value: .variant, options)]
-        let interface = descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1
-        let limit = timeout ?? operationTimeout
-        if !descriptor {
-            gatt.readInFlight = path
-            gatt.heldValues = []
-        }
-        let result = await guarded { [self] () throws(BLEError) -> DBusMessage in
-            try await self.callRetryingInProgress(path, interface, BlueZMethod.readValue, arguments, timeout: limit)
-        }
-        if !descriptor { finishRead(path, result) }
-        let reply = try result.get()
+        let call = GattCall(
+            path: path, interface: descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1,
+            member: BlueZMethod.readValue, arguments: [.dictionary(key: .string, value: .variant, options)],
+            isCharacteristicRead: !descriptor)
+        let reply = try await perform(call, timeout: timeout)
         guard case .bytes(let value)? = reply.body.first else {
             throw BLEError(.protocolError, message: "ReadValue replied (\(reply.signature)), not (ay)")
         }
         return value
     }
 
-    /// Drops the read's echo (`PropertiesChanged(Value)` sent just before the reply) and
-    /// delivers the notifications held meanwhile.
-    private func finishRead(_ path: ObjectPath, _ result: Result<DBusMessage, BLEError>) {
-        guard gatt.readInFlight == path else { return }
-        gatt.readInFlight = nil
-        var held = gatt.heldValues
-        gatt.heldValues = []
-        if case .success(let reply) = result, case .bytes(let value)? = reply.body.first {
-            if let echo = held.lastIndex(where: { $0.serial < reply.serial && $0.value == value }) {
-                held.remove(at: echo)
-            } else {
-                gatt.expectedEchoes[path, default: []].append((reply.serial, value))
-            }
-        }
-        deliverHeld(path, held)
-    }
-
-    private func deliverHeld(_ path: ObjectPath, _ held: [(serial: UInt32, value: Data)]) {
-        for entry in held { deliver(path, entry.value) }
-    }
-
-    func writeValue(
+    nonisolated func writeValue(
         _ path: ObjectPath, _ value: Data, type: WriteType, timeout: Duration?, descriptor: Bool = false
     ) async throws(BLEError) {
-        await acquireQueue()
-        defer { releaseQueue() }
-        try checkUsable(path)
         // 20 bytes fit every link (ATT's smallest MTU is 23): only longer values need the limit.
         if type == .withoutResponse && !descriptor && value.count > 20 {
             let limit = writeWithoutResponseLimit(path)
@@ -275,89 +162,55 @@ extension Peripheral {
         }
         var options: [DBusDictionaryEntry] = []
         if !descriptor { options.append(DBusDictionaryEntry(.string("type"), .variant(.string(type.blueZType)))) }
-        let arguments: [DBusValue] = [.bytes(value), .dictionary(key: .string, value: .variant, options)]
-        let interface = descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1
-        let limit = timeout ?? operationTimeout
-        let result = await guarded { [self] () throws(BLEError) -> DBusMessage in
-            try await self.callRetryingInProgress(path, interface, BlueZMethod.writeValue, arguments, timeout: limit)
-        }
-        _ = try result.get()
+        let call = GattCall(
+            path: path, interface: descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1,
+            member: BlueZMethod.writeValue,
+            arguments: [.bytes(value), .dictionary(key: .string, value: .variant, options)])
+        _ = try await perform(call, timeout: timeout)
     }
 
     // MARK: Notifications
 
-    /// A `Value` change from BlueZ: a notification, an indication, or a read's echo.
-    func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32) {
-        // The echo of a read answered earlier that arrived after its reply: bluetoothd sends
-        // the echo before the reply, so it is the first signal older than the reply with the
-        // read value (an equal notification just before it is indistinguishable, and
-        // dropping that one instead delivers the same values). Replies older than this
-        // signal expect nothing any more.
-        if var expected = gatt.expectedEchoes[path] {
-            expected.removeAll { $0.serial < serial }
-            let isEcho = expected.first?.value == value
-            if isEcho { expected.removeFirst() }
-            gatt.expectedEchoes[path] = expected.isEmpty ? nil : expected
-            if isEcho { return }
-        }
-        if gatt.readInFlight == path {
-            gatt.heldValues.append((serial, value))
-            return
-        }
-        deliver(path, value)
-    }
-
-    private func deliver(_ path: ObjectPath, _ value: Data) {
-        guard let subscribers = gatt.subscribers[path] else { return }
-        for subscriber in subscribers.values { subscriber.deliver(value) }
-    }
-
     func addSubscriber(_ subscriber: NotificationSubscriber, to path: ObjectPath) async throws(BLEError) {
         // The Value route exists before StartNotify is sent, so the first values are kept.
-        gatt.subscribers[path, default: [:]][subscriber.id] = subscriber
+        client.subscribe(path, subscriber)
         do {
             try await ensureNotifying(path)
         } catch {
-            gatt.subscribers[path]?[subscriber.id] = nil
+            _ = client.unsubscribe(path, id: subscriber.id)
             subscriber.continuation.finish()
             throw error
         }
     }
 
     func removeSubscriber(_ id: UInt64, from path: ObjectPath) async {
-        guard gatt.subscribers[path]?.removeValue(forKey: id) != nil else { return }
-        guard gatt.subscribers[path]?.isEmpty ?? true else { return }
-        gatt.subscribers[path] = nil
+        guard client.unsubscribe(path, id: id) else { return }
         guard gatt.notifying.remove(path) != nil, connectionState == .connected else { return }
-        await acquireQueue()
-        defer { releaseQueue() }
-        // A newcomer may have subscribed while we waited: then StopNotify would be wrong.
-        guard gatt.subscribers[path] == nil else { return }
-        _ = try? await session.call(path, BlueZInterface.gattCharacteristic1, BlueZMethod.stopNotify)
+        // A newcomer may subscribe while StopNotify waits its turn: then StopNotify would be
+        // wrong, and its own StartNotify (queued behind) restores the subscription.
+        guard !client.hasSubscribers(path) else { return }
+        _ = try? await perform(
+            GattCall(
+                path: path, interface: BlueZInterface.gattCharacteristic1, member: BlueZMethod.stopNotify, arguments: []
+            ))
     }
 
-    /// Sends StartNotify unless BlueZ already confirmed it.
+    /// Sends StartNotify unless BlueZ already confirmed it. Two subscribers arriving together
+    /// may both send it: bluetoothd answers the second (queued behind the first) with success.
     func ensureNotifying(_ path: ObjectPath) async throws(BLEError) {
         guard !gatt.notifying.contains(path) else { return }
-        await acquireQueue()
-        defer { releaseQueue() }
-        guard !gatt.notifying.contains(path) else { return }
-        try checkUsable(path)
-        let limit = operationTimeout
-        let result = await guarded { [self] () throws(BLEError) -> DBusMessage in
-            try await self.callRetryingInProgress(
-                path, BlueZInterface.gattCharacteristic1, BlueZMethod.startNotify, [], timeout: limit)
-        }
-        _ = try result.get()
+        _ = try await perform(
+            GattCall(
+                path: path, interface: BlueZInterface.gattCharacteristic1, member: BlueZMethod.startNotify,
+                arguments: []))
         gatt.notifying.insert(path)
     }
 
     /// After a (re)connection: BlueZ re-arms subscriptions itself across link loss, but not
     /// after a bluetoothd restart, so StartNotify is sent again (it is idempotent per client).
     func rearmSubscriptions() async {
-        let paths = Array(gatt.subscribers.keys)
         gatt.notifying.removeAll()
-        for path in paths where !(gatt.subscribers[path]?.isEmpty ?? true) {
+        for path in client.subscribedPaths where client.hasSubscribers(path) {
             try? await ensureNotifying(path)
         }
     }

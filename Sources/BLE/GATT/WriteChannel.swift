@@ -88,16 +88,10 @@ extension Characteristic {
 
 extension Peripheral {
     func acquireWrite(_ path: ObjectPath) async throws(BLEError) -> WriteChannel {
-        await acquireQueue()
-        defer { releaseQueue() }
-        guard connectionState == .connected else { throw BLEError(.notConnected, message: "not connected") }
-        let timeout = operationTimeout
-        let result = await guarded { [self] () throws(BLEError) -> DBusMessage in
-            try await self.session.call(
-                path, BlueZInterface.gattCharacteristic1, BlueZMethod.acquireWrite,
-                [.dictionary(key: .string, value: .variant, [])], timeout: timeout)
-        }
-        let reply = try result.get()
+        let reply = try await perform(
+            GattCall(
+                path: path, interface: BlueZInterface.gattCharacteristic1, member: BlueZMethod.acquireWrite,
+                arguments: [.dictionary(key: .string, value: .variant, [])]))
         guard reply.body.count == 2, case .unixFD(let descriptor) = reply.body[0], case .uint16(let mtu) = reply.body[1]
         else { throw BLEError(.protocolError, message: "AcquireWrite replied (\(reply.signature)), not (hq)") }
         return WriteChannel(descriptor: descriptor, mtu: mtu, diagnostics: session.diagnostics)

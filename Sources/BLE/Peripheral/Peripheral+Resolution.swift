@@ -45,7 +45,7 @@ extension Peripheral {
             case .stalled, .connectAnswered: throw BLEError(.timeout, message: "connecting timed out")
             }
         }
-        await session.completeSubtree(under: device)
+        await session.refreshResolvedDevice(device)
     }
 
     private enum Step: Sendable {
@@ -101,6 +101,8 @@ extension Peripheral {
     ) async throws(BLEError) {
         func check() throws(BLEError) -> Bool {
             guard let properties = try? session.tree.device(at: device) else {
+                // The mirror is emptied as bluetoothd leaves, before the event says so.
+                if !session.daemonStatus.present { throw BLEError.bluetoothGone }
                 throw BLEError(.notFound, message: "the device vanished while connecting")
             }
             return properties.connected && properties.servicesResolved

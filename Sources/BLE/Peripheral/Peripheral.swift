@@ -12,7 +12,11 @@ public actor Peripheral {
     let session: BlueZSession
     weak var central: Central?
     nonisolated let eventBroadcast: EventBroadcast<ConnectionEvent>
-    var connectionState: ConnectionState = .disconnected
+    var connectionState: ConnectionState = .disconnected {
+        // Operations are sent only while connected; those under way when the state leaves it
+        // end with their replies, or fail when the link goes down (``linkDownHook(_:)``).
+        didSet { if connectionState != oldValue { client.setLinkUp(connectionState == .connected) } }
+    }
     var reconnectPolicy: ReconnectPolicy
     /// Whether this process opened the link (the SDK never closes links it did not open).
     var openedByUs = false
@@ -20,8 +24,10 @@ public actor Peripheral {
     var reconnectTask: Task<Void, Never>?
     var follower: Task<Void, Never>?
     var lastDisconnectReason: DisconnectReason?
-    /// The GATT client's bookkeeping (see Peripheral+GATT.swift).
+    /// The GATT bookkeeping kept on the actor (see Peripheral+GATT.swift).
     var gatt = GattClientState()
+    /// The operation order, read echoes and notification delivery (see ``GattClient``).
+    nonisolated let client: GattClient
     /// The pairing in flight, which concurrent ``pair(timeout:)`` calls share.
     var pairAttempt: SharedAttempt<Void>?
     /// `Device1.Paired` as last seen, to tell its changes (``ConnectionEvent/pairingChanged(isPaired:)``).
@@ -46,9 +52,12 @@ public actor Peripheral {
         self.central = central
         self.reconnectPolicy = policy
         self.eventBroadcast = EventBroadcast(diagnostics: session.diagnostics)
+        self.client = GattClient(session: session)
+        session.routeValues(of: devicePath, to: client)
     }
 
     deinit {
+        session.stopRoutingValues(of: devicePath, to: client)
         follower?.cancel()
         reconnectTask?.cancel()
         eventBroadcast.finish()
@@ -99,28 +108,11 @@ public actor Peripheral {
                 return
             }
             lastDisconnectReason = Self.reason(BlueZ.DisconnectReason(name: name))
-        case .tree(let event, let changes, let serial):
-            if case .propertiesChanged(let path, let interface, let changed, _) = event,
-                interface == BlueZInterface.gattCharacteristic1, case .bytes(let value)? = changed["Value"]
-            {
-                valueChanged(path, value, serial: serial)
-            }
-            // Decoded only for a change of this device: a notification or a read's echo
-            // must not pay for decoding every Device1 property.
+        case .tree(let treeEvent, let changes, _):
+            // Decoded only for a change of this device. (Values of characteristics do not come
+            // this way: the session hands them to ``client`` directly.)
             if changes.contains(where: { $0.path == devicePath && $0.interface == BlueZInterface.device1 }) {
-                let device = try? session.tree.device(at: devicePath)
-                if device == nil {
-                    // The tree is emptied (this event) before the session says bluetoothd left.
-                    linkWentDown(session.daemonStatus.present ? .deviceRemoved : .bluetoothUnavailable)
-                } else if let device, !device.connected, connectionState == .connected {
-                    linkDropped(adapter: device.adapter)
-                }
-                // A removed device lost its bond; bluetoothd leaving empties the tree but keeps it.
-                let paired = device?.paired ?? (session.daemonStatus.present ? false : lastKnownPaired)
-                if paired != lastKnownPaired {
-                    lastKnownPaired = paired
-                    eventBroadcast.yield(.pairingChanged(isPaired: paired))
-                }
+                deviceChanged(facts(of: treeEvent, changes))
             }
             let gattChanged = changes.contains { change in
                 change.path != devicePath
@@ -131,6 +123,48 @@ public actor Peripheral {
             if gattChanged { gattObjectsChanged() }
         case .daemonBack:
             break
+        }
+    }
+
+    /// What one event says of the device: whether it still exists, and its `Connected` and
+    /// `Paired` as the event carries them (nil: not in this change).
+    ///
+    /// Taken from the event, not from the mirror: signals are applied to the mirror as they
+    /// arrive, ahead of this actor, so the mirror may already hold the next signal's effect
+    /// (`Connected=false` while the `Disconnected` reason before it is still on its way).
+    private func facts(of event: ObjectTreeEvent, _ changes: [ObjectTreeChange]) -> DeviceFacts {
+        if changes.contains(.removed(devicePath, BlueZInterface.device1)) { return DeviceFacts(present: false) }
+        if case .propertiesChanged(devicePath, BlueZInterface.device1, let changed, _) = event {
+            func flag(_ key: String) -> Bool? { if case .boolean(let value)? = changed[key] { value } else { nil } }
+            return DeviceFacts(
+                present: true, connected: flag(DeviceProperties.Key.connected),
+                paired: flag(DeviceProperties.Key.paired))
+        }
+        guard let device = (try? session.tree.device(at: devicePath)) ?? nil else { return DeviceFacts(present: false) }
+        return DeviceFacts(present: true, connected: device.connected, paired: device.paired)
+    }
+
+    struct DeviceFacts {
+        var present: Bool
+        var connected: Bool?
+        var paired: Bool?
+    }
+
+    private func deviceChanged(_ facts: DeviceFacts) {
+        if !facts.present {
+            // The tree is emptied (this event) before the session says bluetoothd left.
+            linkWentDown(session.daemonStatus.present ? .deviceRemoved : .bluetoothUnavailable)
+        } else if facts.connected == false, connectionState == .connected,
+            let adapter = BlueZPath.adapter(containing: devicePath)
+        {
+            linkDropped(adapter: adapter)
+        }
+        // A removed device lost its bond; bluetoothd leaving empties the tree but keeps it.
+        let paired =
+            facts.present ? (facts.paired ?? lastKnownPaired) : (session.daemonStatus.present ? false : lastKnownPaired)
+        if paired != lastKnownPaired {
+            lastKnownPaired = paired
+            eventBroadcast.yield(.pairingChanged(isPaired: paired))
         }
     }
 
@@ -219,7 +253,7 @@ public actor Peripheral {
 
     /// The link dropped: every pending GATT operation fails now.
     func linkDownHook(_ reason: DisconnectReason) {
-        failPendingOperations(BLEError(.disconnected, message: "the link dropped (\(reason))"))
+        client.linkWentDown(BLEError(.disconnected, message: "the link dropped (\(reason))"))
     }
 
     func daemonGone() { linkWentDown(.bluetoothUnavailable) }

@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import Foundation
 
 /// The SDK's view of bluetoothd over one bus connection: a mirror of its object tree kept by
 /// one ordered stream of its signals, the owner of `org.bluez` followed through
@@ -20,8 +21,12 @@ final class BlueZSession: Sendable {
         var accessDenied = false
         var listeners: [UInt64: Listener] = [:]
         var nextListener: UInt64 = 1
-        var consumer: Task<Void, Never>?
+        var subscription: SignalHandlerSubscription?
         var refreshes = PropertyRefreshes()
+        /// Where each device's `GattCharacteristic1.Value` changes go (its peripheral's GATT
+        /// client), by device path.
+        var valueSinks: [ObjectPath: WeakValueSink] = [:]
+        var closed = false
     }
 
     let connection: Connection
@@ -72,48 +77,51 @@ final class BlueZSession: Sendable {
     }
 
     private func start() async throws(BLEError) {
-        let subscription: SignalSubscription
+        let subscription: SignalHandlerSubscription
         do {
-            // One ordered stream for both: BlueZ's signals and changes of its owner.
-            subscription = try await connection.signals(
+            // One ordered handler for both: BlueZ's signals and changes of its owner. It runs on
+            // the I/O thread as each signal is dispatched, so the mirror is current before any
+            // reply bluetoothd sent after that signal resumes its caller (a reply is a barrier),
+            // and no buffer or task stands between a signal and its effect.
+            subscription = try await connection.signalHandler(
                 matchingAny: [
                     MatchRule(sender: BlueZService.busName),
                     MatchRule(
                         sender: .bus, interface: .bus, member: try MemberName("NameOwnerChanged"),
                         arguments: [0: BlueZService.busName.rawValue]),
-                ], buffering: .unbounded)
+                ]
+            ) { [weak self] message in
+                self?.consume(message)
+            }
         } catch {
             throw BLEError(error)
         }
+        state.withLock { $0.subscription = subscription }
         // Subscribed first, then read: nothing can slip between the two.
         let owner = try? await connection.nameOwner(of: BlueZService.busName)
         if let owner { await resync(owner: owner) }
-        let task = Task(executorPreference: connection.executor) { [weak self] in
-            for await message in subscription {
-                guard let self else { return }
-                await self.consume(message)
-            }
-        }
-        state.withLock { $0.consumer = task }
     }
 
     /// Stops following bluetoothd and closes the bus connection; listeners' streams end.
     func close() {
-        let (consumer, listeners) = state.withLock { state in
+        let (subscription, listeners) = state.withLock { state in
             defer {
                 state.listeners.removeAll()
-                state.consumer = nil
+                state.subscription = nil
+                state.valueSinks.removeAll()
+                state.closed = true
             }
-            return (state.consumer, Array(state.listeners.values))
+            return (state.subscription, Array(state.listeners.values))
         }
-        consumer?.cancel()
+        subscription?.cancel()
         for listener in listeners { listener.continuation.finish() }
         connection.close()
     }
 
     // MARK: Following bluetoothd
 
-    private func consume(_ message: DBusMessage) async {
+    /// One signal, on the I/O thread: it must not block.
+    private func consume(_ message: DBusMessage) {
         if message.sender == .bus {
             guard message.body.count == 3, case .string(let newOwner) = message.body[2] else { return }
             if newOwner.isEmpty {
@@ -122,20 +130,64 @@ final class BlueZSession: Sendable {
                 broadcast(.daemonGone)
             } else if let owner = try? BusName(newOwner) {
                 logger.log(.info, "bluetoothd is on the bus as \(owner)")
-                await resync(owner: owner)
+                // The re-read is a call: it cannot be awaited here. Signals that arrive before
+                // its reply apply to the empty tree and are then overtaken by the snapshot.
+                Task(executorPreference: connection.executor) { [weak self] in await self?.resync(owner: owner) }
             }
             return
         }
         do {
-            if let event = try ObjectTreeEvent(signal: message) {
-                apply(event, serial: message.serial)
-                repairConnected(after: event)
-            } else {
+            guard var event = try ObjectTreeEvent(signal: message) else {
                 broadcast(.signal(message))
+                return
             }
+            if case .propertiesChanged(let path, BlueZInterface.gattCharacteristic1, var changed, let invalidated) =
+                event,
+                case .bytes(let value)? = changed.removeValue(forKey: Self.valueProperty)
+            {
+                // A notification, an indication or a read's echo: it goes to the one GATT
+                // client of its device and nowhere else. Nothing reads values from the mirror.
+                routeValue(value, at: path, serial: message.serial)
+                if changed.isEmpty && invalidated.isEmpty { return }
+                event = .propertiesChanged(
+                    path, BlueZInterface.gattCharacteristic1, changed: changed, invalidated: invalidated)
+            }
+            apply(event, serial: message.serial)
+            repairConnected(after: event)
         } catch {
             logger.log(.debug, "ignored a malformed BlueZ signal: \(error.message)")
         }
+    }
+
+    private static let valueProperty = "Value"
+
+    private func routeValue(_ value: Data, at path: ObjectPath, serial: UInt32) {
+        guard let device = BlueZPath.device(containing: path) else { return }
+        let sink = state.withLock { $0.valueSinks[device]?.sink }
+        sink?.valueChanged(path, value, serial: serial)
+    }
+
+    /// Sends the `Value` changes of `device`'s characteristics to `sink` (one per device: a
+    /// later one replaces it).
+    func routeValues(of device: ObjectPath, to sink: any GattValueSink) {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.valueSinks[device] = WeakValueSink(sink: sink)
+        }
+    }
+
+    /// Stops sending `device`'s value changes to `sink`, if it is still the one.
+    func stopRoutingValues(of device: ObjectPath, to sink: any GattValueSink) {
+        state.withLock { state in
+            if state.valueSinks[device]?.sink === sink || state.valueSinks[device]?.sink == nil {
+                state.valueSinks[device] = nil
+            }
+        }
+    }
+
+    /// The session does not keep a peripheral's client alive.
+    struct WeakValueSink {
+        weak var sink: (any GattValueSink)?
     }
 
     private func resync(owner: BusName) async {
@@ -156,34 +208,46 @@ final class BlueZSession: Sendable {
         broadcast(.daemonBack)
     }
 
-    /// Adds to the mirror the objects and properties below `prefix` that bluetoothd has and the
-    /// mirror lacks (and the current `MTU`).
+    /// Brings the mirror of a device that just resolved up to date, at a cost that does not
+    /// depend on how many other objects bluetoothd holds: no `GetManagedObjects`.
     ///
     /// bluetoothd may send `ServicesResolved=true` before the last GATT `InterfacesAdded`
-    /// (Q1); a fresh `GetManagedObjects` fills the gap. Only missing interfaces are added:
-    /// what the mirror has may be newer than the snapshot's signals still in flight, and the
-    /// signals that follow apply on top as usual.
-    func completeSubtree(under prefix: ObjectPath) async {
+    /// (Q1), but it flushes every pending signal before it sends any reply, and signals are
+    /// applied as they are dispatched (``consume(_:)``): once the reply to a call made now has
+    /// arrived, the mirror holds every object added before it. The call is a `GetAll` of the
+    /// device, which also repairs a `Connected` that bluetoothd never announced. Then `MTU`
+    /// (Q10: dropped and restored without a signal; one value per link) is read from one of the
+    /// device's characteristics and stored on all of them.
+    func refreshResolvedDevice(_ device: ObjectPath) async {
+        if await !refreshProperties(at: device, interface: BlueZInterface.device1) {
+            // Another re-read of the device is under way; its reply may predate the objects.
+            _ = try? await connection.call(
+                destination: BlueZService.busName, path: device, interface: .properties, member: BlueZMethod.getAll,
+                arguments: [.string(BlueZInterface.device1.rawValue)], timeout: callTimeout)
+        }
+        let tree = self.tree
+        guard
+            let first = tree.servicePaths(of: device).sorted().lazy.flatMap({
+                tree.characteristicPaths(of: $0).sorted()
+            }).first
+        else { return }
         guard
             let reply = try? await connection.call(
-                destination: BlueZService.busName, path: BlueZService.rootPath, interface: .objectManager,
-                member: BlueZMethod.getManagedObjects, timeout: callTimeout),
-            case .snapshot(let objects)? = try? ObjectTreeEvent(managedObjectsReply: reply)
+                destination: BlueZService.busName, path: first, interface: .properties, member: BlueZMethod.get,
+                arguments: [.string(BlueZInterface.gattCharacteristic1.rawValue), .string(Self.mtuProperty)],
+                timeout: callTimeout),
+            case .variant(.uint16(let mtu))? = reply.body.first
         else { return }
-        let below = prefix.rawValue + "/"
-        let tree = self.tree
-        let added = objects.filter { $0.key.rawValue.hasPrefix(below) }.sorted { $0.key.rawValue < $1.key.rawValue }
-        for (path, interfaces) in added {
-            let known = tree.interfaces(at: path) ?? [:]
-            let missing = interfaces.filter { known[$0.key] == nil }
-            if !missing.isEmpty { apply(.interfacesAdded(path, missing)) }
-            for (interface, properties) in interfaces {
-                guard let held = known[interface] else { continue }
-                // BlueZ drops and restores `MTU` without a signal (it exists only while the
-                // GATT client does), so the snapshot's value is the one to trust.
-                let stale = properties.filter { held[$0.key] == nil || $0.key == Self.mtuProperty }
-                    .filter { held[$0.key] != $0.value }
-                if !stale.isEmpty { apply(.propertiesChanged(path, interface, changed: stale, invalidated: [])) }
+        let characteristics = tree.servicePaths(of: device).flatMap { tree.characteristicPaths(of: $0) }
+        state.withLock { state in
+            for path in characteristics
+            where state.tree.interfaces(at: path)?[BlueZInterface.gattCharacteristic1]?[Self.mtuProperty]
+                != .uint16(mtu)
+            {
+                _ = state.tree.apply(
+                    .propertiesChanged(
+                        path, BlueZInterface.gattCharacteristic1, changed: [Self.mtuProperty: .uint16(mtu)],
+                        invalidated: []))
             }
         }
     }
@@ -194,10 +258,12 @@ final class BlueZSession: Sendable {
 
     /// Re-reads the properties of `interface` at `path` and applies those that differ from the
     /// mirror, for a mirror that missed a change bluetoothd made without a signal. Signals
-    /// sent after the reply win over it (``PropertyRefreshes``).
-    func refreshProperties(at path: ObjectPath, interface: InterfaceName) async {
+    /// sent after the reply win over it (``PropertyRefreshes``). Returns false, at once, when
+    /// the same re-read is already under way.
+    @discardableResult
+    func refreshProperties(at path: ObjectPath, interface: InterfaceName) async -> Bool {
         let key = PropertyRefreshes.Key(path: path, interface: interface)
-        guard state.withLock({ $0.refreshes.begin(key) }) else { return }
+        guard state.withLock({ $0.refreshes.begin(key) }) else { return false }
         let reply: DBusMessage
         let values: [String: DBusValue]
         do {
@@ -208,7 +274,7 @@ final class BlueZSession: Sendable {
         } catch {
             state.withLock { $0.refreshes.cancel(key) }
             logger.log(.debug, "re-reading \(interface.rawValue) at \(path) failed: \(error)")
-            return
+            return true
         }
         // Filtered and applied under one lock: no signal can slip in between.
         let (changed, changes) = state.withLock { state -> ([String: DBusValue], [ObjectTreeChange]) in
@@ -218,11 +284,12 @@ final class BlueZSession: Sendable {
             guard !changed.isEmpty else { return ([:], []) }
             return (changed, state.tree.apply(.propertiesChanged(path, interface, changed: changed, invalidated: [])))
         }
-        guard !changed.isEmpty else { return }
+        guard !changed.isEmpty else { return true }
         // Either bluetoothd changed them silently or their signals are still on the way.
         logger.log(.info, "re-read \(path): \(changed.keys.sorted().joined(separator: ", ")) differed from the mirror")
         let event = ObjectTreeEvent.propertiesChanged(path, interface, changed: changed, invalidated: [])
         broadcast(.tree(event, changes, serial: reply.serial))
+        return true
     }
 
     /// bluetoothd 5.66 marks a device connected without `Connected=true` when the ATT socket
@@ -309,6 +376,30 @@ final class BlueZSession: Sendable {
         } catch {
             logger.log(.trace, "\(path) \(member.rawValue) -> \(error)")
             throw BLEError(error)
+        }
+    }
+
+    /// Sends a call to bluetoothd and hands the outcome to `completion` on the I/O thread (or
+    /// at once, when bluetoothd is away), traced and mapped as ``call(_:_:_:_:timeout:)``.
+    func startCall(
+        _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ arguments: [DBusValue],
+        timeout: Duration, completion: @escaping @Sendable (Result<DBusMessage, BLEError>) -> Void
+    ) {
+        guard daemonStatus.present else { return completion(.failure(BLEError.bluetoothGone)) }
+        let logger = self.logger
+        logger.log(.trace, "\(path) \(interface.rawValue).\(member.rawValue) \(describe(arguments))")
+        let message = DBusMessage(
+            kind: .methodCall, path: path, interface: interface, member: member, destination: BlueZService.busName,
+            body: arguments)
+        connection.startCall(message, timeout: timeout) { [self] result in
+            switch result {
+            case .success(let reply):
+                logger.log(.trace, "\(path) \(member.rawValue) -> \(describe(reply.body))")
+                completion(.success(reply))
+            case .failure(let error):
+                logger.log(.trace, "\(path) \(member.rawValue) -> \(error)")
+                completion(.failure(BLEError(error)))
+            }
         }
     }
 

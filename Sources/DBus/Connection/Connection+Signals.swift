@@ -19,8 +19,35 @@ extension Connection {
         let policy = buffering ?? options.defaultSignalBuffering
         let (stream, continuation) = AsyncStream<DBusMessage>.makeStream(
             bufferingPolicy: policy.limit.map { .bufferingOldest($0) } ?? .unbounded)
-        let state = SubscriptionState(id: core.makeID(), rules: rules, continuation: continuation, core: core)
+        let state = SubscriptionState(id: core.makeID(), rules: rules, sink: .stream(continuation), core: core)
         continuation.onTermination = { _ in state.terminated() }
+        try await register(state)
+        return SignalSubscription(stream: stream, state: state)
+    }
+
+    /// Calls `handler` on the I/O thread with every signal matching any of `rules`, in the
+    /// order the bus delivered them, until the returned subscription is cancelled or the
+    /// connection ends (then `ended` runs, once).
+    ///
+    /// For code whose state a lock guards: the message reaches it with no buffer and no task in
+    /// between, and before any reply that the bus delivered after it resumes its caller, so
+    /// state it updates here is current when such a caller reads it. `handler` must not block.
+    /// Returns once the bus has the rules, as ``signals(matchingAny:buffering:)`` does.
+    public func signalHandler(
+        matchingAny rules: [MatchRule], ended: @escaping @Sendable () -> Void = {},
+        _ handler: @escaping @Sendable (DBusMessage) -> Void
+    ) async throws(DBusError) -> SignalHandlerSubscription {
+        guard !rules.isEmpty else { throw DBusError(.invalidValue, message: "a subscription needs a rule") }
+        for rule in rules { try rule.validate() }
+        let state = SubscriptionState(
+            id: core.makeID(), rules: rules, sink: .handler(handler, ended: ended), core: core)
+        try await register(state)
+        return SignalHandlerSubscription(state: state)
+    }
+
+    /// Adds `state` to the router and waits until the bus has its rules; on failure the
+    /// subscription is ended.
+    private func register(_ state: SubscriptionState) async throws(DBusError) {
         let core = self.core
         let slot = CallSlot(counters: core.counters)
         let result = await withTaskCancellationHandler {
@@ -38,7 +65,6 @@ extension Connection {
             state.cancel()
             throw error
         }
-        return SignalSubscription(stream: stream, state: state)
     }
 
     /// Changes of ownership of bus names (`NameOwnerChanged` from the bus), optionally of one name.
@@ -50,6 +76,20 @@ extension Connection {
             arguments: name.map { [0: $0.rawValue] } ?? [:])
         return NameOwnerChanges(subscription: try await signals(matching: rule, buffering: buffering))
     }
+}
+
+/// A subscription whose signals go to a handler on the I/O thread
+/// (``Connection/signalHandler(matchingAny:ended:_:)``). Cancel it to stop; it also ends with
+/// the connection.
+public struct SignalHandlerSubscription: Sendable {
+    let state: SubscriptionState
+
+    /// The match rules it was made with.
+    public var rules: [MatchRule] { state.rules }
+
+    /// Ends the subscription now; its `ended` function runs, and no message reaches the handler
+    /// after this returns on the I/O thread (messages being delivered elsewhere may still land).
+    public func cancel() { state.cancel() }
 }
 
 /// One change of a bus name's owner.

@@ -117,6 +117,29 @@ public final class Connection: Sendable {
         return try result.get()
     }
 
+    /// Sends a method call and hands its outcome to `completion`, on the I/O thread, exactly
+    /// once: the reply, an error reply, the deadline passing, or the connection ending. Nothing
+    /// suspends, so a caller that keeps its own waiters (a queue of operations, say) resumes
+    /// them from there with no task in between. `completion` must not block.
+    ///
+    /// Invalid messages and a closed connection are reported through `completion` too.
+    public func startCall(
+        _ message: DBusMessage, timeout: Duration? = nil,
+        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
+    ) {
+        guard message.kind == .methodCall else {
+            completion(.failure(DBusError(.invalidValue, message: "only method calls have replies")))
+            return
+        }
+        let deadline = MonotonicClock.deadline(after: timeout ?? options.defaultTimeout)
+        let core = self.core
+        let id = core.makeID()
+        let accepted = core.enqueue { loop in
+            loop.startCall(id, message, deadline: deadline, completion: .onLoop(completion))
+        }
+        if !accepted { completion(.failure(DBusError(.disconnected, message: "the connection is closed"))) }
+    }
+
     /// Sends a message without waiting: a signal, or a method call flagged
     /// ``DBusMessage/noReplyExpected``. Invalid messages throw here; the send itself is queued.
     public func send(_ message: DBusMessage) throws(DBusError) {

@@ -38,6 +38,6 @@ struct SignalRouter {
     mutating func finishAll() {
         let all = subscriptions.values
         subscriptions.removeAll()
-        for subscription in all { subscription.continuation.finish() }
+        for subscription in all { subscription.finish() }
     }
 }

@@ -34,32 +34,66 @@ public struct SignalSubscription: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
 }
 
-/// Shared between the subscription value, its stream and the router.
+/// Shared between the subscription value, its stream (or handler) and the router.
 final class SubscriptionState: Sendable {
+    /// Where matching messages go.
+    enum Sink: Sendable {
+        /// Into a stream, buffered per its policy.
+        case stream(AsyncStream<DBusMessage>.Continuation)
+        /// To a function called on the I/O thread, in delivery order; `ended` runs once when
+        /// the subscription ends (cancelled, or the connection closed).
+        case handler(@Sendable (DBusMessage) -> Void, ended: @Sendable () -> Void)
+    }
+
     let id: UInt64
     let rules: [MatchRule]
     let dropped = Atomic<Int>(0)
-    let continuation: AsyncStream<DBusMessage>.Continuation
+    let sink: Sink
+    private let finished = Atomic<Bool>(false)
     private let core: ConnectionCore
 
-    init(id: UInt64, rules: [MatchRule], continuation: AsyncStream<DBusMessage>.Continuation, core: ConnectionCore) {
+    init(id: UInt64, rules: [MatchRule], sink: Sink, core: ConnectionCore) {
         self.id = id
         self.rules = rules
-        self.continuation = continuation
+        self.sink = sink
         self.core = core
     }
 
-    func cancel() { continuation.finish() }
+    /// Ends the subscription: a stream finishes (its termination unregisters it), a handler is
+    /// unregistered and told it ended.
+    func cancel() {
+        switch sink {
+        case .stream(let continuation): continuation.finish()
+        case .handler: terminated()
+        }
+    }
 
-    /// Called by the stream when it terminates for any reason.
+    /// Called when the subscription ends for any reason; runs once.
     func terminated() {
+        guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let id = self.id
         core.enqueue { loop in loop.removeSubscription(id) }
+        if case .handler(_, let ended) = sink { ended() }
+    }
+
+    /// Ends the subscription because the connection ended (the router already dropped it).
+    func finish() {
+        switch sink {
+        case .stream(let continuation): continuation.finish()
+        case .handler(_, let ended):
+            guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            ended()
+        }
     }
 
     func deliver(_ message: DBusMessage) {
-        if case .dropped = continuation.yield(message) {
-            dropped.add(1, ordering: .relaxed)
+        switch sink {
+        case .stream(let continuation):
+            if case .dropped = continuation.yield(message) {
+                dropped.add(1, ordering: .relaxed)
+            }
+        case .handler(let handle, _):
+            if !finished.load(ordering: .relaxed) { handle(message) }
         }
     }
 }

@@ -1,0 +1,129 @@
+import BlueZ
+import DBus
+import Foundation
+
+/// One call to bluetoothd that a GATT operation makes: built when it is sent.
+struct GattCall: Sendable {
+    var path: ObjectPath
+    var interface: InterfaceName
+    var member: MemberName
+    var arguments: [DBusValue]
+    /// A characteristic's ReadValue: its `Value` echo is told apart from notifications.
+    var isCharacteristicRead = false
+}
+
+/// Receives the `Value` changes of one device's characteristics, on the I/O thread.
+protocol GattValueSink: AnyObject, Sendable {
+    func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32)
+}
+
+/// The shell around one peripheral's ``GattOperationQueue``: a lock for the machine, and the
+/// actions run outside it.
+///
+/// A caller suspends once, on its own continuation; bluetoothd's reply (or a `Value` signal)
+/// arrives on the bus connection's I/O thread and resumes it from there. No task is spawned
+/// per operation, and nothing else waits for the link to drop: the machine fails the waiter
+/// when the peripheral reports it.
+final class GattClient: GattValueSink, Sendable {
+    typealias Waiter = UnsafeContinuation<Result<DBusMessage, BLEError>, Never>
+    typealias Machine = GattOperationQueue<Waiter, NotificationSubscriber, GattCall, DBusMessage>
+
+    private let machine = PosixMutex(Machine())
+    private let session: BlueZSession
+
+    init(session: BlueZSession) { self.session = session }
+
+    // MARK: Operations
+
+    /// Runs `call` in its turn, within `timeout` counted from now; ends on the reply, an error,
+    /// the deadline, link loss or task cancellation, whichever comes first.
+    func perform(_ call: GattCall, timeout: Duration) async throws(BLEError) -> DBusMessage {
+        let deadline = ContinuousClock.now + timeout
+        let id = machine.withLock { $0.reserve() }
+        let site = session.diagnostics.willSuspend()
+        // The continuation is unchecked: the machine resumes each waiter exactly once (it
+        // lives in one operation, which leaves through one action), and the diagnostics
+        // counters prove it in every bus test.
+        let result = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (waiter: Waiter) in
+                let actions = machine.withLock {
+                    $0.submit(
+                        id, request: call, path: call.path, isRead: call.isCharacteristicRead, deadline: deadline,
+                        waiter: waiter, now: .now)
+                }
+                run(actions)
+            }
+        } onCancel: {
+            run(machine.withLock { $0.cancel(id, now: .now) })
+        }
+        session.diagnostics.didResume(site)
+        return try result.get()
+    }
+
+    /// Whether operations may be sent (the link is up and resolved).
+    var isLinkUp: Bool { machine.withLock { $0.isLinkUp } }
+
+    func setLinkUp(_ up: Bool) { machine.withLock { $0.setLinkUp(up) } }
+
+    func linkWentDown(_ error: BLEError) { run(machine.withLock { $0.linkWentDown(error) }) }
+
+    // MARK: Notifications
+
+    func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32) {
+        run(machine.withLock { $0.valueChanged(path, value, serial: serial) })
+    }
+
+    /// Adds a subscriber; returns whether it is the first of `path`.
+    @discardableResult
+    func subscribe(_ path: ObjectPath, _ subscriber: NotificationSubscriber) -> Bool {
+        machine.withLock { $0.subscribe(path, id: subscriber.id, subscriber) }
+    }
+
+    /// Removes a subscriber; returns whether it was the last of `path`.
+    func unsubscribe(_ path: ObjectPath, id: UInt64) -> Bool {
+        machine.withLock { $0.unsubscribe(path, id: id) }
+    }
+
+    func removeSubscribers(of path: ObjectPath) -> [NotificationSubscriber] {
+        machine.withLock { $0.removeSubscribers(of: path) }
+    }
+
+    func hasSubscribers(_ path: ObjectPath) -> Bool { machine.withLock { $0.hasSubscribers(path) } }
+
+    var subscribedPaths: [ObjectPath] { machine.withLock { $0.subscribedPaths } }
+
+    // MARK: Running actions
+
+    private func run(_ actions: [Machine.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let id, let call, let deadline):
+                send(id, call, deadline: deadline)
+            case .resume(let waiter, let result):
+                waiter.resume(returning: result)
+            case .deliver(let subscribers, let value):
+                for subscriber in subscribers { subscriber.deliver(value) }
+            case .wake(let instant):
+                // Only while an operation is queued behind another or waits to retry: never
+                // on the path of an operation that runs at once.
+                Task(executorPreference: session.connection.executor) { [self] in
+                    try? await Task.sleep(until: instant, clock: .continuous)
+                    run(machine.withLock { $0.timerFired(now: .now) })
+                }
+            }
+        }
+    }
+
+    private func send(_ id: UInt64, _ call: GattCall, deadline: ContinuousClock.Instant) {
+        session.startCall(
+            call.path, call.interface, call.member, call.arguments, timeout: deadline - .now
+        ) { [self] result in
+            var echo: (value: Data, serial: UInt32)?
+            if call.isCharacteristicRead, case .success(let reply) = result, case .bytes(let value)? = reply.body.first
+            {
+                echo = (value, reply.serial)
+            }
+            run(machine.withLock { $0.finished(id, result, echo: echo, now: .now) })
+        }
+    }
+}

@@ -1,0 +1,309 @@
+import DBus
+import Foundation
+
+/// The rules of one peripheral's GATT client, as a pure state machine: events in, actions out,
+/// no I/O, no clock, no continuation resumed inside (``GattClient`` runs the actions).
+///
+/// - **One operation at a time**, in call order: BlueZ answers `InProgress` to a second one.
+/// - **Deadlines count from the call**, also while an operation waits its turn; a queued one
+///   whose deadline passes fails with ``BLEError/Code/timeout`` without being sent.
+/// - **Cancellation** ends a queued operation at once, and the caller of the running one at
+///   once; the running call's slot stays taken until bluetoothd answers it (BlueZ still runs
+///   it), so the next operation is never sent into a busy attribute.
+/// - **`InProgress`** (another client's operation on the attribute) is retried when that
+///   operation visibly ends (a `Value` change on the same path) or after a doubling pause,
+///   never past the deadline: no fixed-interval polling.
+/// - **Read echoes**: bluetoothd sends `PropertiesChanged(Value)` with every read, just before
+///   the reply; values that arrive while a characteristic is read are held, the echo dropped,
+///   the rest delivered as notifications in order.
+/// - **Link loss** fails every operation, running and queued, at once.
+///
+/// Generic over what it stores for the shell, so transcripts test it with plain values:
+/// `Waiter` (a suspended caller), `Subscriber` (a notification iteration), `Request` (a call
+/// to build) and `Reply`.
+struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
+    typealias Instant = ContinuousClock.Instant
+
+    /// What the shell must do, in order.
+    enum Action {
+        /// Send `request` to bluetoothd, answering by the deadline; report with ``finished(_:_:echo:now:)``.
+        case send(id: UInt64, Request, deadline: Instant)
+        /// Resume a caller.
+        case resume(Waiter, Result<Reply, BLEError>)
+        /// Hand a notified value to these subscribers.
+        case deliver([Subscriber], Data)
+        /// Call ``timerFired(now:)`` at this instant (earlier wake-ups already asked for stand).
+        case wake(at: Instant)
+    }
+
+    private struct Operation {
+        let id: UInt64
+        let request: Request
+        /// The characteristic a read is of: its echo is filtered.
+        let readPath: ObjectPath?
+        /// The attribute, for `InProgress` retries.
+        let path: ObjectPath
+        let deadline: Instant
+        /// Nil once the caller left; a sent call still holds the slot until it is answered.
+        var waiter: Waiter?
+        var attempts = 0
+        /// Answered `InProgress`; sent again at this instant or on the path's next `Value`.
+        var retryAt: Instant?
+    }
+
+    private var linkUp = false
+    private var running: Operation?
+    private var queue: [Operation] = []
+    /// Ids handed out and not yet submitted, with whether cancellation came first.
+    private var reserved: [UInt64: Bool] = [:]
+    private var nextID: UInt64 = 1
+    /// Values of the characteristic being read, held until its reply: (signal serial, value).
+    private var held: [(serial: UInt32, value: Data)] = []
+    /// Echoes of reads answered before their echo was seen, oldest first, by path.
+    private var expectedEchoes: [ObjectPath: [(serial: UInt32, value: Data)]] = [:]
+    private var subscribers: [ObjectPath: [(id: UInt64, subscriber: Subscriber)]] = [:]
+    /// The earliest wake-up asked for and not yet fired.
+    private var armed: Instant?
+
+    /// The pause before retry `attempt` (1, 2, …) after `InProgress`: 5 ms doubling to 160 ms.
+    static func retryPause(attempt: Int) -> Duration { .milliseconds(5 << min(max(attempt - 1, 0), 5)) }
+
+    // MARK: The link
+
+    /// Whether the link is up and resolved, so operations may be sent. Going down this way
+    /// fails nothing: see ``linkWentDown(_:)``.
+    mutating func setLinkUp(_ up: Bool) { linkUp = up }
+
+    /// The link is down: every operation fails with `error`; held values are delivered.
+    mutating func linkWentDown(_ error: BLEError) -> [Action] {
+        linkUp = false
+        var actions: [Action] = []
+        if let operation = running {
+            running = nil
+            if let waiter = operation.waiter { actions.append(.resume(waiter, .failure(error))) }
+            if let path = operation.readPath { deliverHeld(path, into: &actions) }
+        }
+        for operation in queue { if let waiter = operation.waiter { actions.append(.resume(waiter, .failure(error))) } }
+        queue.removeAll()
+        expectedEchoes.removeAll()
+        return actions
+    }
+
+    var isLinkUp: Bool { linkUp }
+
+    // MARK: Operations
+
+    /// An id for the next ``submit(_:request:path:isRead:deadline:waiter:now:)``, taken before
+    /// the caller suspends so that a cancellation arriving first is remembered.
+    mutating func reserve() -> UInt64 {
+        let id = nextID
+        nextID += 1
+        reserved[id] = false
+        return id
+    }
+
+    /// A caller suspended on operation `id`: sends it now if nothing runs, else queues it.
+    mutating func submit(
+        _ id: UInt64, request: Request, path: ObjectPath, isRead: Bool, deadline: Instant, waiter: Waiter,
+        now: Instant
+    ) -> [Action] {
+        guard let cancelled = reserved.removeValue(forKey: id) else {
+            return [.resume(waiter, .failure(BLEError(.failed, message: "operation \(id) submitted twice")))]
+        }
+        if cancelled { return [.resume(waiter, .failure(.cancelledByTask))] }
+        guard linkUp else { return [.resume(waiter, .failure(BLEError(.notConnected, message: "not connected")))] }
+        guard deadline > now else { return [.resume(waiter, .failure(Self.timeout(request)))] }
+        let operation = Operation(
+            id: id, request: request, readPath: isRead ? path : nil, path: path, deadline: deadline, waiter: waiter)
+        guard running == nil else {
+            queue.append(operation)
+            return wakeIfNeeded()
+        }
+        return start(operation)
+    }
+
+    /// bluetoothd answered operation `id` (or the call failed). `echo` is a read's value and
+    /// the reply's serial.
+    mutating func finished(
+        _ id: UInt64, _ result: Result<Reply, BLEError>, echo: (value: Data, serial: UInt32)?, now: Instant
+    ) -> [Action] {
+        guard var operation = running, operation.id == id else { return [] }
+        if case .failure(let error) = result, error.code == .inProgress, operation.waiter != nil {
+            operation.attempts += 1
+            let retryAt = now + Self.retryPause(attempt: operation.attempts)
+            if retryAt < operation.deadline {
+                operation.retryAt = retryAt
+                running = operation
+                return wakeIfNeeded()
+            }
+        }
+        running = nil
+        var actions: [Action] = []
+        if let path = operation.readPath {
+            if case .success = result, let echo {
+                if let index = held.lastIndex(where: { $0.serial < echo.serial && $0.value == echo.value }) {
+                    held.remove(at: index)
+                } else {
+                    expectedEchoes[path, default: []].append((echo.serial, echo.value))
+                }
+            }
+            deliverHeld(path, into: &actions)
+        }
+        if let waiter = operation.waiter { actions.append(.resume(waiter, result)) }
+        actions += startNext(now: now)
+        return actions
+    }
+
+    /// The caller of `id` left (task cancelled): it is resumed with
+    /// ``BLEError/cancelledByTask`` at once, whether queued or running.
+    mutating func cancel(_ id: UInt64, now: Instant) -> [Action] {
+        if reserved[id] != nil {
+            reserved[id] = true
+            return []
+        }
+        if let index = queue.firstIndex(where: { $0.id == id }) {
+            let operation = queue.remove(at: index)
+            return operation.waiter.map { [.resume($0, .failure(.cancelledByTask))] } ?? []
+        }
+        guard var operation = running, operation.id == id, let waiter = operation.waiter else { return [] }
+        var actions: [Action] = [.resume(waiter, .failure(.cancelledByTask))]
+        if operation.retryAt != nil {
+            // Not in flight (waiting to retry): nothing holds the slot.
+            running = nil
+            if let path = operation.readPath { deliverHeld(path, into: &actions) }
+            actions += startNext(now: now)
+        } else {
+            operation.waiter = nil
+            running = operation
+        }
+        return actions
+    }
+
+    /// The wake-up asked for has come: retries due are sent, queued operations past their
+    /// deadline fail.
+    mutating func timerFired(now: Instant) -> [Action] {
+        armed = nil
+        var actions: [Action] = []
+        var kept: [Operation] = []
+        for operation in queue {
+            if operation.deadline <= now, let waiter = operation.waiter {
+                actions.append(.resume(waiter, .failure(Self.timeout(operation.request))))
+            } else {
+                kept.append(operation)
+            }
+        }
+        queue = kept
+        if var operation = running, let retryAt = operation.retryAt, retryAt <= now {
+            operation.retryAt = nil
+            running = operation
+            actions.append(.send(id: operation.id, operation.request, deadline: operation.deadline))
+        }
+        return actions + wakeIfNeeded()
+    }
+
+    // MARK: Values and subscribers
+
+    /// A `Value` change of the characteristic at `path`, with the signal's serial.
+    mutating func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32) -> [Action] {
+        // The echo of a read answered earlier: bluetoothd sends it before the reply, so it is
+        // the first signal older than the reply with the read value (an equal notification
+        // just before it is indistinguishable; dropping that one instead delivers the same
+        // values). Replies older than this signal expect nothing any more.
+        if var expected = expectedEchoes[path] {
+            expected.removeAll { $0.serial < serial }
+            let isEcho = expected.first?.value == value
+            if isEcho { expected.removeFirst() }
+            expectedEchoes[path] = expected.isEmpty ? nil : expected
+            if isEcho { return [] }
+        }
+        var actions: [Action] = []
+        if var operation = running, operation.path == path, operation.retryAt != nil {
+            // Another client's operation on the attribute ended: try again now.
+            operation.retryAt = nil
+            running = operation
+            actions.append(.send(id: operation.id, operation.request, deadline: operation.deadline))
+        } else if running?.readPath == path {
+            held.append((serial, value))
+            return []
+        }
+        if let listeners = subscribers[path], !listeners.isEmpty {
+            actions.append(.deliver(listeners.map(\.subscriber), value))
+        }
+        return actions
+    }
+
+    /// Adds a notification subscriber; returns whether it is the first on `path`.
+    @discardableResult
+    mutating func subscribe(_ path: ObjectPath, id: UInt64, _ subscriber: Subscriber) -> Bool {
+        let first = subscribers[path]?.isEmpty ?? true
+        subscribers[path, default: []].append((id, subscriber))
+        return first
+    }
+
+    /// Removes a subscriber; returns whether it was the last on `path`.
+    mutating func unsubscribe(_ path: ObjectPath, id: UInt64) -> Bool {
+        guard var listeners = subscribers[path], let index = listeners.firstIndex(where: { $0.id == id }) else {
+            return false
+        }
+        listeners.remove(at: index)
+        subscribers[path] = listeners.isEmpty ? nil : listeners
+        return listeners.isEmpty
+    }
+
+    /// Removes and returns every subscriber of `path` (its characteristic is gone).
+    mutating func removeSubscribers(of path: ObjectPath) -> [Subscriber] {
+        (subscribers.removeValue(forKey: path) ?? []).map(\.subscriber)
+    }
+
+    /// Whether `path` has subscribers.
+    func hasSubscribers(_ path: ObjectPath) -> Bool { !(subscribers[path]?.isEmpty ?? true) }
+
+    /// The paths that have subscribers.
+    var subscribedPaths: [ObjectPath] { Array(subscribers.keys) }
+
+    // MARK: Helpers
+
+    private mutating func start(_ operation: Operation) -> [Action] {
+        running = operation
+        held.removeAll(keepingCapacity: true)
+        return [.send(id: operation.id, operation.request, deadline: operation.deadline)]
+    }
+
+    /// Starts the first queued operation still within its deadline; those past it fail.
+    private mutating func startNext(now: Instant) -> [Action] {
+        var actions: [Action] = []
+        while !queue.isEmpty {
+            let operation = queue.removeFirst()
+            guard let waiter = operation.waiter else { continue }
+            if operation.deadline <= now {
+                actions.append(.resume(waiter, .failure(Self.timeout(operation.request))))
+                continue
+            }
+            actions += start(operation)
+            break
+        }
+        return actions
+    }
+
+    private mutating func deliverHeld(_ path: ObjectPath, into actions: inout [Action]) {
+        let values = held
+        held.removeAll(keepingCapacity: true)
+        guard let listeners = subscribers[path], !listeners.isEmpty else { return }
+        let targets = listeners.map(\.subscriber)
+        for entry in values { actions.append(.deliver(targets, entry.value)) }
+    }
+
+    /// Asks for a wake-up at the nearest retry or queued deadline, unless one at least as
+    /// early is already asked for.
+    private mutating func wakeIfNeeded() -> [Action] {
+        var nearest = running?.retryAt
+        for operation in queue where nearest.map({ operation.deadline < $0 }) ?? true { nearest = operation.deadline }
+        guard let nearest, armed.map({ nearest < $0 }) ?? true else { return [] }
+        armed = nearest
+        return [.wake(at: nearest)]
+    }
+
+    private static func timeout(_ request: Request) -> BLEError {
+        BLEError(.timeout, message: "the operation did not complete before its deadline")
+    }
+}

@@ -1,0 +1,112 @@
+import BLE
+import BLESimulator
+import DBus
+import DBusTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The GATT operation queue on a real private bus with the simulator: a queued operation can be
+/// cancelled and times out by its own deadline, counted from the call, without disturbing the
+/// operation ahead of it; and a connection reads no more than the connected device.
+@Suite("GATT queue: cancellation and deadlines of queued operations", .timeLimit(.minutes(1)))
+struct GattQueueCancellationTests {
+    static let sensor = TestPeripherals.sensorAddress
+
+    /// A slow write in flight (held by the simulator until `release`), and a second operation
+    /// queued behind it once the SDK counts its caller suspended.
+    static func withSlowWrite(
+        _ body: @escaping (SimulatorFixture, Central, Characteristic, WriteProgress, LogRecorder) async throws -> Void
+    ) async throws {
+        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+            let recorder = LogRecorder()
+            let (central, peripheral) = try await fixture.connected(Self.sensor, options: tracing(recorder))
+            let control = try await peripheral.characteristic(BluetoothUUID("2A39"), in: BluetoothUUID("180D"))
+            fixture.simulator.inject(SimulatedFault(.write, address: Self.sensor, action: .delay(.seconds(5))))
+            let progress = WriteProgress()
+            let write = Task {
+                try await control.write(Data([0x07]), timeout: .seconds(30))
+                progress.done.store(true, ordering: .releasing)
+            }
+            try await recorder.waitFor("GattCharacteristic1.WriteValue")
+            try await body(fixture, central, control, progress, recorder)
+            try await write.value
+            #expect(try fixture.simulator.value(address: Self.sensor, characteristic: "2A39") == Data([0x07]))
+            await central.close()
+        }
+    }
+
+    /// Waits until one more caller than `before` is suspended in the SDK.
+    static func queued(_ central: Central, after before: Int) async throws {
+        try await eventually("the operation waits in the queue") {
+            let diagnostics = central.diagnostics
+            return diagnostics.continuationsCreated - diagnostics.continuationsResumed > before
+        }
+    }
+
+    static func suspended(_ central: Central) -> Int {
+        central.diagnostics.continuationsCreated - central.diagnostics.continuationsResumed
+    }
+
+    @Test("a read queued behind a slow write is cancelled at once; the write is unaffected")
+    func cancelQueuedRead() async throws {
+        try await Self.withSlowWrite { _, central, control, write, recorder in
+            let before = Self.suspended(central)
+            let read = Task { try await control.read(timeout: .seconds(30)) }
+            try await Self.queued(central, after: before)
+            read.cancel()
+            #expect(await bleError { try await read.value }?.code == .cancelled)
+            // Causal, not timed: the read ended while the write it queued behind still runs.
+            #expect(!write.isDone, "the write is still in flight")
+            #expect(recorder.count("ReadValue") == 0, "the read was never sent")
+        }
+    }
+
+    @Test("a queued read's deadline counts from the call, not from when its turn comes")
+    func queuedReadDeadline() async throws {
+        try await Self.withSlowWrite { _, _, control, write, recorder in
+            let error = await bleError { try await control.read(timeout: .milliseconds(100)) }
+            #expect(error?.code == .timeout)
+            #expect(!write.isDone, "it timed out while the write ahead of it still ran")
+            #expect(recorder.count("ReadValue") == 0, "the read was never sent")
+        }
+    }
+
+    @Test("connecting with the mirror in place reads no GetManagedObjects, however many devices bluetoothd knows")
+    func noTreeReadOnConnect() async throws {
+        let crowd = (1...20).map { index in
+            TestPeripherals.sensor(address: String(format: "C0:00:00:00:00:%02X", index))
+        }
+        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()] + crowd) { fixture in
+            let central = try await fixture.poweredCentral()
+            let monitor = try BusMonitor(bus: .address(fixture.bus.address))
+            defer { monitor.stop() }
+            for _ in 0..<3 {
+                let peripheral = try await central.connect(
+                    try PeripheralID(address: Self.sensor), timeout: .seconds(10))
+                #expect(try await !peripheral.discoverServices().isEmpty)
+                try await peripheral.disconnect()
+            }
+            // A round trip after the last connect: whatever the SDK sent is on the monitor.
+            _ = await central.knownPeripherals()
+            try await handledByBluetoothd(central)
+            let reads = monitor.messages.filter {
+                $0.kind == .methodCall && $0.member?.rawValue == "GetManagedObjects"
+                    && $0.sender?.rawValue == central.diagnostics.connectionName
+            }
+            #expect(reads.isEmpty, "\(reads.count) GetManagedObjects calls")
+            #expect(
+                monitor.messages.contains {
+                    $0.kind == .methodCall && $0.member?.rawValue == "Connect"
+                        && $0.sender?.rawValue == central.diagnostics.connectionName
+                })
+            await central.close()
+        }
+    }
+}
+
+/// Whether the slow write has finished, for causal checks.
+final class WriteProgress: Sendable {
+    let done = Atomic<Bool>(false)
+    var isDone: Bool { done.load(ordering: .acquiring) }
+}
