@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """bleak_bench.py - the GATT benchmarks of issue 8 through bleak (PyPI), the same work as
 Benchmarks/floor/gatt_floor.c and `ble-bench gatt`, against ble-sim on the bus in
-$DBUS_SYSTEM_BUS_ADDRESS. Same arguments, same JSON line (impl "bleak").
+$DBUS_SYSTEM_BUS_ADDRESS. Same arguments, same JSON line (impl "bleak"): cpu_us_per_op and
+cs_per_op (context switches, voluntary + involuntary) from getrusage over the measured phase;
+memory adds lat_at and cpu_at, per count N the median latency and client CPU (µs) of the 5
+connections ending at connection N (connections 1-5 for N < 5).
 
 usage: bleak_bench.py connect N | read SIZE N WARMUP | write SIZE N WARMUP
                       | wcmd SIZE N WARMUP WINDOW | notify dbus|acquire N INTERVAL_US SIZE
@@ -15,6 +18,7 @@ import asyncio
 import json
 import os
 import resource
+import statistics
 import sys
 import time
 
@@ -39,6 +43,18 @@ def cpu_ns():
     return int((usage.ru_utime + usage.ru_stime) * 1e9)
 
 
+def context_switches():
+    """Voluntary + involuntary: the count perf's context-switches software event reads."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_nvcsw + usage.ru_nivcsw
+
+
+def window_median_us(values, n):
+    """Median in µs of the 5 values (ns) ending at the n-th, the first 5 for n < 5 (as gatt_floor.c)."""
+    start = max(0, n - 5)
+    return statistics.median(values[start:start + 5]) / 1e3
+
+
 def peak_rss_kb():
     """VmHWM, not ru_maxrss: the latter survives exec and would include the parent's RSS at fork."""
     with open("/proc/self/status") as f:
@@ -54,17 +70,19 @@ def rss_kb():
 
 
 class Phase:
-    """Wall and CPU time from creation; latencies in ns."""
+    """Wall time, CPU time and context switches from creation; latencies in ns."""
 
     def __init__(self):
         self.wall0 = time.monotonic_ns()
         self.cpu0 = cpu_ns()
+        self.cs0 = context_switches()
         self.latencies = []
-        self.wall = self.cpu = 0
+        self.wall = self.cpu = self.cs = 0
 
     def stop(self):
         self.wall = time.monotonic_ns() - self.wall0
         self.cpu = cpu_ns() - self.cpu0
+        self.cs = context_switches() - self.cs0
 
     def json(self, case, ops, wall=None, **extra):
         seconds = self.wall / 1e9 if wall is None else wall
@@ -77,6 +95,7 @@ class Phase:
         result = {"impl": "bleak", "case": case, "n": ops, "wall_s": seconds,
                   "ops_per_s": ops / seconds if seconds > 0 else 0,
                   "cpu_us_per_op": self.cpu / 1e3 / ops if ops else 0,
+                  "cs_per_op": self.cs / ops if ops else 0,
                   "lat_min_us": us(0), "lat_p50_us": us(max(0, (len(lat) - 1) // 2)),
                   "lat_p99_us": us(min(p99, max(0, len(lat) - 1))), "lat_max_us": us(max(0, len(lat) - 1)),
                   "rss_kb": rss_kb(), "peak_rss_kb": peak_rss_kb()}
@@ -265,19 +284,23 @@ async def case_memory(counts):
     await scanner.stop()
     base = rss_kb()
     phase = Phase()
-    clients, rss = [], {}
+    clients, rss, cpu = [], {}, []  # cpu: per connection, in order, ns
     for index in range(1, total + 1):
+        cpu0 = cpu_ns()
         start = time.monotonic_ns()
         client = BleakClient(devices[address(index)], timeout=30.0)
         await client.connect()
         phase.latencies.append(time.monotonic_ns() - start)
+        cpu.append(cpu_ns() - cpu0)
         clients.append(client)
         if index in counts:
             rss[str(index)] = rss_kb()
     phase.stop()
+    lat_at = {str(n): window_median_us(phase.latencies, n) for n in counts}
+    cpu_at = {str(n): window_median_us(cpu, n) for n in counts}
     for client in clients:
         await client.disconnect()
-    return phase.json("memory", total, rss_base_kb=base, rss_at=rss)
+    return phase.json("memory", total, rss_base_kb=base, rss_at=rss, lat_at=lat_at, cpu_at=cpu_at)
 
 
 def main(argv):

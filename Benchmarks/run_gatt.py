@@ -1,22 +1,29 @@
 #!/usr/bin/env python3
-"""run_gatt.py - the GATT benchmark suite of issue 8: swift-ble vs the libdbus floor vs bleak.
+"""run_gatt.py - the GATT benchmark suite (issues 8 and 19): swift-ble vs the libdbus floors vs bleak.
 
 Starts one private dbus-daemon with the system bus's limits (Benchmarks/bus/system-limits.conf.in)
-and, per scenario group, one ble-sim on it (per run for the scan groups). Then, per round, per case, it runs the three clients one
-after the other, the order rotating each round (A B C, B C A, C A B, ...):
+and, per scenario group, one ble-sim on it (per run for the scan groups). Then, per round, per case,
+it runs the four clients one after the other, the order rotating each round (A B C M, B C M A,
+C M A B, ...):
 
-    A = floor   Benchmarks/floor/gatt_floor.c (libdbus, no model)
-    B = swift   `ble-bench gatt` (the public BLE API)
-    C = bleak   Benchmarks/bleak_bench.py (bleak from PyPI)
+    A = floor     Benchmarks/floor/gatt_floor.c, same work: every org.bluez signal received and
+                  parsed, a characteristic mirror (libdbus; the targets of issue 19 are against it)
+    B = swift     `ble-bench gatt` (the public BLE API)
+    C = bleak     Benchmarks/bleak_bench.py (bleak from PyPI)
+    M = minimum   the floor with --lean: issue 8's floor, its device's Device1 changes only
 
-All three take the same arguments and print one JSON line (keys: see gatt_floor.c). Around each run
-the runner reads the dbus-daemon's and ble-sim's CPU from /proc/PID/stat (10 ms ticks, whole run
+All take the same arguments and print one JSON line (keys: see gatt_floor.c). Around each run the
+runner reads the dbus-daemon's and ble-sim's CPU from /proc/PID/stat (10 ms ticks, whole run
 including connection set-up, divided by the run's operations) and the child's own rusage (whole
-process: CPU and peak RSS). Ratios swift/floor and swift/bleak are computed per round (pair by
-pair) and summarised by their median.
+process: CPU and peak RSS). For the connect and memory cases a dbus-monitor on the bus counts the
+client's GetManagedObjects calls over the whole run, set-up included (gmo_calls, and gmo_per_op per
+operation); without dbus-monitor (or dbus-send) the count is left out. Ratios swift/floor,
+swift/bleak and swift/minimum are computed per round (pair by pair) and summarised by their median;
+the memory case's lat_at and cpu_at (per count N) by their median over rounds.
 
-Writes OUT/gatt.json (every run, the summary), OUT/gatt.md (goals, then one table per case) and
-OUT/gatt.svg (client CPU and p50 latency relative to the floor, drawn here), and prints the Markdown.
+Writes OUT/gatt.json (every run, the summary, the commit measured), OUT/gatt.md (goals, then one
+table per case) and OUT/gatt.svg (client CPU and p50 latency relative to the floor, drawn here), and
+prints the Markdown.
 
 Usage, from the package root (Python 3.8+, standard library only):
     python3 Benchmarks/run_gatt.py --floor .build/bench/gatt_floor \\
@@ -37,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -44,7 +52,7 @@ from run_dbus_calls import CONFIG_TEMPLATE, BenchError, cpu_seconds, log, read_l
 from gatt_report import render_markdown, render_svg
 
 HERE = Path(__file__).resolve().parent
-ROLES = ("floor", "swift", "bleak")
+ROLES = ("floor", "swift", "bleak", "minimum")
 
 # name -> (scenario group, arguments full, arguments quick, unit of an op)
 CASES = {
@@ -72,9 +80,13 @@ CASES = {
 SCENARIOS = {"gatt": "gatt-5x4.json", "beacons-1000": "beacons-1000.json",
              "beacons-10000": "beacons-10000.json", "peripherals-100": "gatt-5x4-100.json"}
 
-METRICS = ("ops_per_s", "cpu_us_per_op", "lat_p50_us", "lat_p99_us", "lat_max_us", "wall_s", "lost",
-           "peak_rss_kb", "daemon_cpu_us_per_op", "sim_cpu_us_per_op", "process_cpu_s", "kib_per_peripheral")
-RATIO_METRICS = ("cpu_us_per_op", "lat_p50_us", "ops_per_s")
+METRICS = ("ops_per_s", "cpu_us_per_op", "cs_per_op", "lat_p50_us", "lat_p99_us", "lat_max_us", "wall_s",
+           "lost", "peak_rss_kb", "daemon_cpu_us_per_op", "sim_cpu_us_per_op", "process_cpu_s",
+           "kib_per_peripheral", "gmo_calls", "gmo_per_op")
+RATIO_METRICS = ("cpu_us_per_op", "lat_p50_us", "ops_per_s", "cs_per_op")
+RATIO_OTHERS = ("floor", "bleak", "minimum")  # swift/other
+GMO_CASES = ("connect", "memory")  # the cases whose GetManagedObjects calls are counted
+AT_KEYS = ("lat_at", "cpu_at")  # memory: per count N, µs
 
 
 class SimBus:
@@ -134,12 +146,87 @@ class SimBus:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+class CallCounter:
+    """A dbus-monitor on the bus that counts GetManagedObjects calls between two marks.
+
+    A mark is a GetManagedObjects call of dbus-send to the bus driver on a path of its own: once the
+    monitor printed it, it has printed everything before it (readiness at start, the last calls of
+    the client at the end). Marks are not counted. Raises BenchError, OSError or SubprocessError
+    when the monitor cannot run; the caller then leaves the count out."""
+
+    MARK = "/org/swiftble/bench/mark/m"
+
+    def __init__(self, address):
+        self.address, self.lines, self.closed, self.marks = address, [], False, 0
+        self.changed = threading.Condition()
+        self.proc = subprocess.Popen(
+            ["dbus-monitor", "--address", address, "--monitor", "type='method_call',member='GetManagedObjects'"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        try:
+            # BecomeMonitor takes a moment: a mark sent before it is never seen, so marks are sent
+            # until one is.
+            for _ in range(40):
+                self.start = self._mark(0.25)
+                if self.start is not None:
+                    return
+            raise BenchError("dbus-monitor saw none of its marks")
+        except BaseException:
+            self.close()
+            raise
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            if raw.startswith(b"method call"):
+                with self.changed:
+                    self.lines.append(raw.decode(errors="replace"))
+                    self.changed.notify_all()
+        with self.changed:
+            self.closed = True
+            self.changed.notify_all()
+
+    def _mark(self, timeout):
+        """Sends a mark; its index in self.lines once printed, None after timeout seconds."""
+        self.marks += 1
+        path = f"{self.MARK}{self.marks}"
+        subprocess.run(["dbus-send", f"--address={self.address}", "--type=method_call",
+                        "--dest=org.freedesktop.DBus", path, "org.freedesktop.DBus.ObjectManager.GetManagedObjects"],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=10, check=True)
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while True:
+                for index, line in enumerate(self.lines):
+                    if f"path={path};" in line:
+                        return index
+                if self.closed:
+                    raise BenchError("dbus-monitor exited")
+                if time.monotonic() > deadline:
+                    return None
+                self.changed.wait(0.05)
+
+    def count(self):
+        """The GetManagedObjects calls since the start, other than marks."""
+        end = self._mark(10)
+        if end is None:
+            raise BenchError("dbus-monitor did not catch up")
+        return sum(1 for line in self.lines[self.start + 1:end]
+                   if "member=GetManagedObjects" in line and self.MARK not in line)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        stop_process(self.proc, 5)
+        self.reader.join(5)
+        self.proc.stdout.close()
+
+
 def run_child(command, env, timeout):
     """Runs command in its own process group; returns (returncode, stdout, stderr, rusage)."""
     proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     out, err = [], []
-    import threading
     readers = [threading.Thread(target=lambda s=s, b=b: b.append(s.read())) for s, b in
                ((proc.stdout, out), (proc.stderr, err))]
     for reader in readers:
@@ -165,11 +252,26 @@ def run_child(command, env, timeout):
 
 def run_one(bus, command, case, timeout):
     record = {"command": " ".join(command), "ok": False}
-    before = bus.cpu()
-    started = time.monotonic()
-    status, stdout, stderr, usage = run_child(command, bus.env, timeout)
-    record["elapsed_s"] = round(time.monotonic() - started, 3)
-    daemon_s, sim_s = (a - b for a, b in zip(bus.cpu(), before))
+    counter = gmo_calls = None
+    if case in GMO_CASES:
+        try:
+            counter = CallCounter(bus.address)
+        except (BenchError, OSError, subprocess.SubprocessError) as e:
+            log(f"no GetManagedObjects count: {e}")
+    try:
+        before = bus.cpu()
+        started = time.monotonic()
+        status, stdout, stderr, usage = run_child(command, bus.env, timeout)
+        record["elapsed_s"] = round(time.monotonic() - started, 3)
+        daemon_s, sim_s = (a - b for a, b in zip(bus.cpu(), before))
+        if counter is not None:
+            try:
+                gmo_calls = counter.count()
+            except (BenchError, OSError, subprocess.SubprocessError) as e:
+                log(f"no GetManagedObjects count: {e}")
+    finally:
+        if counter is not None:
+            counter.close()
     if usage is not None:
         record["process_cpu_s"] = usage.ru_utime + usage.ru_stime
     if stderr.strip():
@@ -189,6 +291,11 @@ def run_one(bus, command, case, timeout):
     ops = max(result["n"], 1)
     record["daemon_cpu_us_per_op"] = daemon_s * 1e6 / ops
     record["sim_cpu_us_per_op"] = sim_s * 1e6 / ops
+    if gmo_calls is not None:
+        # Over the whole run: the set-up before the measured phase (start-up, finding the
+        # peripherals) is in it.
+        record["gmo_calls"] = gmo_calls
+        record["gmo_per_op"] = gmo_calls / ops
     if case == "memory":
         at = result["rss_at"]
         keys = sorted(int(k) for k in at)
@@ -203,6 +310,10 @@ def describe(record):
         return "FAILED: " + record["error"]
     text = (f"{record['ops_per_s']:.0f}/s, p50 {record['lat_p50_us']:.0f} µs, "
             f"CPU {record['cpu_us_per_op']:.1f} µs/op, peak RSS {record['peak_rss_kb'] / 1024:.1f} MiB")
+    if "cs_per_op" in record:
+        text += f", {record['cs_per_op']:.2f} cs/op"
+    if "gmo_calls" in record:
+        text += f", {record['gmo_calls']} GetManagedObjects"
     if "lost" in record:
         text += f", lost {record['lost']}"
     if "kib_per_peripheral" in record:
@@ -226,11 +337,16 @@ def summarize(case, runs):
             "runs_ok": len(ok), "runs_failed": sum(1 for r in mine if r["role"] == role and not r["ok"]),
             "metrics": {m: spread([r.get(m) for r in ok]) for m in METRICS},
         }
+        for key in AT_KEYS:  # memory: {N: spread over rounds}
+            counts = sorted({int(n) for r in ok for n in r.get(key, {})})
+            if counts:
+                summary["roles"][role][key] = {str(n): spread([r[key].get(str(n)) for r in ok if key in r])
+                                               for n in counts}
     by_round = {}
     for r in mine:
         if r["ok"]:
             by_round.setdefault(r["round"], {})[r["role"]] = r
-    for other in ("floor", "bleak"):
+    for other in RATIO_OTHERS:
         for metric in RATIO_METRICS:
             ratios = [pair["swift"][metric] / pair[other][metric] for _, pair in sorted(by_round.items())
                       if "swift" in pair and other in pair and pair[other].get(metric)]
@@ -245,6 +361,17 @@ def dbus_daemon_version():
                               timeout=5).stdout.splitlines()[0]
     except (OSError, IndexError, subprocess.SubprocessError):
         return "dbus-daemon (unknown version)"
+
+
+def git_state():
+    """The commit measured and whether the work tree differed from it (None when git cannot tell)."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True, timeout=10,
+                              check=True).stdout.strip()
+    try:
+        return {"commit": git("rev-parse", "--short", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
 
 
 def main():
@@ -262,11 +389,13 @@ def main():
     args = parser.parse_args()
 
     cases = [c for c in CASES if not args.only or c in args.only.split(",")]
-    commands = {"floor": shlex.split(args.floor), "swift": shlex.split(args.swift), "bleak": shlex.split(args.bleak)}
+    floor = shlex.split(args.floor)
+    commands = {"floor": floor, "swift": shlex.split(args.swift), "bleak": shlex.split(args.bleak),
+                "minimum": floor[:1] + ["--lean"] + floor[1:]}
     meta = {
         "started_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(), "cpus": os.cpu_count(), "kernel": platform.release(),
-        "dbus_daemon": dbus_daemon_version(), "rounds": args.rounds, "quick": args.quick,
+        "dbus_daemon": dbus_daemon_version(), "rounds": args.rounds, "quick": args.quick, "git": git_state(),
         "commands": {role: " ".join(c) for role, c in commands.items()},
         "arguments": {c: CASES[c][2 if args.quick else 1] for c in cases},
     }
@@ -280,7 +409,7 @@ def main():
                 scenario = HERE / "scenarios" / SCENARIOS[group]
             bus.start_sim(scenario)
             for rnd in range(args.rounds):
-                order = ROLES[rnd % 3:] + ROLES[:rnd % 3]
+                order = ROLES[rnd % len(ROLES):] + ROLES[:rnd % len(ROLES)]
                 for case in (c for c in cases if CASES[c][0] == group):
                     for role in order:
                         if group.startswith("beacons") and (rnd, role) != (0, order[0]):

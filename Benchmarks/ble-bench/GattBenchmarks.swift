@@ -11,17 +11,22 @@ enum GattBenchmarks {
         let central = try await GattFixture.central()
         let id = try GattFixture.id(1)
         try await central.connect(id).disconnect()  // a targeted scan finds it the first time
-        var phase = GattPhase(capacity: count)
-        var characteristics = 0
-        for _ in 0..<count {
-            let start = Meter.monotonicNanoseconds()
-            let peripheral = try await central.connect(id)
-            characteristics = try await peripheral.discoverServices().reduce(0) { $0 + $1.characteristics.count }
-            phase.latencies.append(Meter.monotonicNanoseconds() - start)
-            guard characteristics == 20 else { throw BenchFailure(description: "\(characteristics) characteristics") }
-            try await peripheral.disconnect()
+        let (phase, characteristics) = try await GattFixture.onCentral(central) {
+            var phase = GattPhase(capacity: count)
+            var characteristics = 0
+            for _ in 0..<count {
+                let start = Meter.monotonicNanoseconds()
+                let peripheral = try await central.connect(id)
+                characteristics = try await peripheral.discoverServices().reduce(0) { $0 + $1.characteristics.count }
+                phase.latencies.append(Meter.monotonicNanoseconds() - start)
+                guard characteristics == 20 else {
+                    throw BenchFailure(description: "\(characteristics) characteristics")
+                }
+                try await peripheral.disconnect()
+            }
+            phase.stop()
+            return (phase, characteristics)
         }
-        phase.stop()
         return phase.json(case: "connect", ops: count, extra: [("characteristics", "\(characteristics)")])
     }
 
@@ -31,15 +36,18 @@ enum GattBenchmarks {
         let central = try await GattFixture.central()
         let (peripheral, characteristic) = try await GattFixture.connectedCharacteristic(
             central, size == 20 ? GattFixture.read20 : GattFixture.read512)
-        var phase = GattPhase(capacity: count)
-        for index in -warmup..<count {
-            if index == 0 { phase = GattPhase(capacity: count) }
-            let start = Meter.monotonicNanoseconds()
-            let value = try await characteristic.read()
-            if index >= 0 { phase.latencies.append(Meter.monotonicNanoseconds() - start) }
-            guard value.count == size else { throw BenchFailure(description: "read \(value.count) bytes") }
+        let phase = try await GattFixture.onCentral(central) {
+            var phase = GattPhase(capacity: count)
+            for index in -warmup..<count {
+                if index == 0 { phase = GattPhase(capacity: count) }
+                let start = Meter.monotonicNanoseconds()
+                let value = try await characteristic.read()
+                if index >= 0 { phase.latencies.append(Meter.monotonicNanoseconds() - start) }
+                guard value.count == size else { throw BenchFailure(description: "read \(value.count) bytes") }
+            }
+            phase.stop()
+            return phase
         }
-        phase.stop()
         try await peripheral.disconnect()
         return phase.json(case: "read-\(size)", ops: count)
     }
@@ -48,16 +56,19 @@ enum GattBenchmarks {
     static func write(size: Int, count: Int, warmup: Int) async throws -> String {
         let central = try await GattFixture.central()
         let (peripheral, characteristic) = try await GattFixture.connectedCharacteristic(central, GattFixture.write)
-        var value = Data(count: size)
-        var phase = GattPhase(capacity: count)
-        for index in -warmup..<count {
-            if index == 0 { phase = GattPhase(capacity: count) }
-            value[0] = UInt8(truncatingIfNeeded: index)
-            let start = Meter.monotonicNanoseconds()
-            try await characteristic.write(value, type: .withResponse)
-            if index >= 0 { phase.latencies.append(Meter.monotonicNanoseconds() - start) }
+        let phase = try await GattFixture.onCentral(central) {
+            var value = Data(count: size)
+            var phase = GattPhase(capacity: count)
+            for index in -warmup..<count {
+                if index == 0 { phase = GattPhase(capacity: count) }
+                value[0] = UInt8(truncatingIfNeeded: index)
+                let start = Meter.monotonicNanoseconds()
+                try await characteristic.write(value, type: .withResponse)
+                if index >= 0 { phase.latencies.append(Meter.monotonicNanoseconds() - start) }
+            }
+            phase.stop()
+            return phase
         }
-        phase.stop()
         try await peripheral.disconnect()
         return phase.json(case: "write-\(size)", ops: count)
     }
@@ -68,10 +79,13 @@ enum GattBenchmarks {
         let central = try await GattFixture.central()
         let (peripheral, characteristic) = try await GattFixture.connectedCharacteristic(central, GattFixture.write)
         let value = Data(count: size)
-        _ = try await writeConcurrently(characteristic, value, count: warmup, window: window)
-        var phase = GattPhase(capacity: count)
-        phase.latencies = try await writeConcurrently(characteristic, value, count: count, window: window)
-        phase.stop()
+        let phase = try await GattFixture.onCentral(central) {
+            _ = try await writeConcurrently(characteristic, value, count: warmup, window: window)
+            var phase = GattPhase(capacity: count)
+            phase.latencies = try await writeConcurrently(characteristic, value, count: count, window: window)
+            phase.stop()
+            return phase
+        }
         try await peripheral.disconnect()
         let name = window == 1 ? "wcmd-\(size)" : "wcmd-\(size)-w\(window)"
         return phase.json(case: name, ops: count, extra: [("window", "\(window)")])
@@ -101,7 +115,7 @@ enum GattBenchmarks {
         } else {
             sequence = try await characteristic.subscribe()
         }
-        let receiver = Task {
+        let receiver = Task(executorPreference: GattFixture.receiverExecutor(central)) {
             for await value in sequence {
                 let now = Meter.monotonicNanoseconds()
                 if tally.withLock({ $0.receive(value, at: now) }) { break }
@@ -187,21 +201,44 @@ enum GattBenchmarks {
             }
         }
         let base = MemoryMeter.residentKilobytes()
-        var phase = GattPhase(capacity: total)
-        var peripherals: [Peripheral] = []
-        var resident: [Int: Int] = [:]
-        for index in 1...total {
-            let start = Meter.monotonicNanoseconds()
-            let peripheral = try await central.connect(try GattFixture.id(index))
-            _ = try await peripheral.discoverServices()
-            phase.latencies.append(Meter.monotonicNanoseconds() - start)
-            peripherals.append(peripheral)
-            if counts.contains(index) { resident[index] = MemoryMeter.residentKilobytes() }
+        let (phase, peripherals, resident, cpu) = try await GattFixture.onCentral(central) {
+            var phase = GattPhase(capacity: total)
+            var peripherals: [Peripheral] = []
+            var resident: [Int: Int] = [:]
+            var cpu: [UInt64] = []
+            for index in 1...total {
+                let start = Meter.monotonicNanoseconds()
+                let cpuStart = Meter.cpuNanoseconds()
+                let peripheral = try await central.connect(try GattFixture.id(index))
+                _ = try await peripheral.discoverServices()
+                cpu.append(Meter.cpuNanoseconds() - cpuStart)
+                phase.latencies.append(Meter.monotonicNanoseconds() - start)
+                peripherals.append(peripheral)
+                if counts.contains(index) { resident[index] = MemoryMeter.residentKilobytes() }
+            }
+            phase.stop()
+            return (phase, peripherals, resident, cpu)
         }
-        phase.stop()
         for peripheral in peripherals { try await peripheral.disconnect() }
         let at = counts.map { "\"\($0)\":\(resident[$0] ?? 0)" }.joined(separator: ",")
-        return phase.json(case: "memory", ops: total, extra: [("rss_base_kb", "\(base)"), ("rss_at", "{\(at)}")])
+        return phase.json(
+            case: "memory", ops: total,
+            extra: [
+                ("rss_base_kb", "\(base)"), ("rss_at", "{\(at)}"),
+                ("lat_at", perConnection(phase.latencies, at: counts)), ("cpu_at", perConnection(cpu, at: counts)),
+            ])
+    }
+
+    /// For each count N, the median (µs) over the 5 connections ending at connection N
+    /// (connections 1–5 for N < 5), as a JSON object: what connection N cost.
+    private static func perConnection(_ nanoseconds: [UInt64], at counts: [Int]) -> String {
+        let fields = counts.map { count -> String in
+            let end = min(max(count, 5), nanoseconds.count)
+            let window = nanoseconds[max(0, end - 5)..<end].sorted()
+            let median = window.isEmpty ? 0 : Double(window[(window.count - 1) / 2]) / 1e3
+            return "\"\(count)\":\(String(format: "%.1f", median))"
+        }
+        return "{" + fields.joined(separator: ",") + "}"
     }
 }
 

@@ -37,6 +37,24 @@ enum GattFixture {
     }
 }
 
+extension GattFixture {
+    /// Runs a measured loop as the SDK recommends for hot paths: in a task that prefers the
+    /// central's executor (its bus connection's I/O thread), so an operation costs no thread
+    /// switch. `BENCH_EXECUTOR=pool` runs it on the global executor instead, as code that does
+    /// not ask for the executor does (one hop back per operation).
+    static func onCentral<T: Sendable>(
+        _ central: Central, _ body: () async throws -> T
+    ) async throws -> T {
+        if ProcessInfo.processInfo.environment["BENCH_EXECUTOR"] == "pool" { return try await body() }
+        return try await withTaskExecutorPreference(central.executor) { try await body() }
+    }
+
+    /// The executor a notification receiver task runs on (see ``onCentral(_:_:)``).
+    static func receiverExecutor(_ central: Central) -> (any TaskExecutor)? {
+        ProcessInfo.processInfo.environment["BENCH_EXECUTOR"] == "pool" ? nil : central.executor
+    }
+}
+
 /// A failure of the benchmark itself (not of the SDK).
 struct BenchFailure: Error, CustomStringConvertible {
     var description: String

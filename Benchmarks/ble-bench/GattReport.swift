@@ -6,8 +6,10 @@ import Foundation
 struct GattPhase {
     var wallStart = Meter.monotonicNanoseconds()
     var cpuStart = Meter.cpuNanoseconds()
+    var switchesStart = Meter.contextSwitches()
     var wallEnd: UInt64 = 0
     var cpuEnd: UInt64 = 0
+    var switchesEnd = 0
     var latencies: [UInt64] = []
 
     init(capacity: Int) { latencies.reserveCapacity(capacity) }
@@ -15,6 +17,7 @@ struct GattPhase {
     mutating func stop() {
         wallEnd = Meter.monotonicNanoseconds()
         cpuEnd = Meter.cpuNanoseconds()
+        switchesEnd = Meter.contextSwitches()
     }
 
     /// The JSON line: `ops` is what rates and CPU are per; `wall` defaults to the phase's.
@@ -27,6 +30,7 @@ struct GattPhase {
             ("impl", "\"swift-ble\""), ("case", "\"\(name)\""), ("n", "\(ops)"), ("wall_s", format(seconds)),
             ("ops_per_s", format(seconds > 0 ? Double(ops) / seconds : 0)),
             ("cpu_us_per_op", format(ops > 0 ? Double(cpuEnd - cpuStart) / 1e3 / Double(ops) : 0)),
+            ("cs_per_op", format(ops > 0 ? Double(switchesEnd - switchesStart) / Double(ops) : 0)),
             ("lat_min_us", format(microseconds(0))),
             ("lat_p50_us", format(microseconds(max(0, (sorted.count - 1) / 2)))),
             ("lat_p99_us", format(microseconds(max(0, min(p99Rank, sorted.count - 1))))),

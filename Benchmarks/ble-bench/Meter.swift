@@ -11,6 +11,14 @@ struct Meter {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
+    /// Voluntary and involuntary context switches of this process so far (the count perf's
+    /// `context-switches` event reads).
+    static func contextSwitches() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_nvcsw + usage.ru_nivcsw
+    }
+
     static func cpuNanoseconds() -> UInt64 {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)

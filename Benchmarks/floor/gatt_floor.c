@@ -1,10 +1,23 @@
 /*
- * gatt_floor.c - the libdbus floor of the GATT benchmarks (issue 8): the least D-Bus traffic a
- * GATT client needs, against ble-sim on the bus in $DBUS_SYSTEM_BUS_ADDRESS, with no object
- * model, no threads and no allocation beyond what libdbus does. swift-ble and bleak do the same
- * work (Benchmarks/ble-bench, Benchmarks/bleak_bench.py); Benchmarks/run_gatt.py runs all three.
+ * gatt_floor.c - the libdbus floor of the GATT benchmarks (issues 8 and 19), against ble-sim on the
+ * bus in $DBUS_SYSTEM_BUS_ADDRESS, with no threads and no allocation beyond what libdbus does (and
+ * fixed tables). swift-ble and bleak do the same work (Benchmarks/ble-bench,
+ * Benchmarks/bleak_bench.py); Benchmarks/run_gatt.py runs them all.
  *
- * usage: gatt_floor connect N                      Connect, ServicesResolved, GetManagedObjects (x N)
+ * Two modes, the same GATT calls in both:
+ *   same work (the default, impl "c-floor"): what a client that mirrors BlueZ's objects receives and
+ *     decodes, done in C. One AddMatch for every signal org.bluez sends, so it gets what swift-ble
+ *     and bleak get (the PropertiesChanged(Value) echo of every read, the GATT objects'
+ *     InterfacesAdded, the MTU changes, ...), and every message it receives is parsed in full (a
+ *     walk over the whole body). It keeps a characteristic mirror (path and UUID): one
+ *     GetManagedObjects at start-up, then InterfacesAdded/InterfacesRemoved, so a connection needs
+ *     no GetManagedObjects. This is the floor the targets of issue 19 are against.
+ *   lean (--lean, impl "c-floor-lean"): the least D-Bus traffic a GATT client needs, issue 8's
+ *     floor: matches for its device's Device1 changes (and the notifying characteristic's) only,
+ *     GetManagedObjects after every connection, the signals it does not wait for dropped unparsed.
+ *
+ * usage: gatt_floor [--lean] CASE ARGS
+ *        gatt_floor connect N                      Connect, ServicesResolved, the characteristics (x N)
  *        gatt_floor read SIZE N WARMUP             ReadValue of the SIZE-byte characteristic (20|512)
  *        gatt_floor write SIZE N WARMUP            WriteValue type=request
  *        gatt_floor wcmd SIZE N WARMUP WINDOW      WriteValue type=command, WINDOW calls in flight
@@ -15,8 +28,11 @@
  *        gatt_floor memory N1,N2,...               connect peripherals 1..max, RSS at each count
  *
  * The peripherals and characteristics are those of Scenarios/tools/make_bench_gatt.py. Prints one
- * JSON line: impl, case, n, wall_s, ops_per_s, cpu_us_per_op (getrusage over the measured phase),
- * lat_*_us, lost, rss_kb, peak_rss_kb and case-specific keys. Exit 1 on any failure.
+ * JSON line: impl, case, n, wall_s, ops_per_s, cpu_us_per_op and cs_per_op (getrusage over the
+ * measured phase: CPU, and voluntary + involuntary context switches, per operation), lat_*_us,
+ * lost, rss_kb, peak_rss_kb and case-specific keys; memory adds rss_at, and lat_at and cpu_at: per
+ * count N, the median latency and client CPU (us) of the 5 connections ending at connection N
+ * (connections 1-5 for N < 5). Exit 1 on any failure.
  */
 #define _GNU_SOURCE
 #include <dbus/dbus.h>
@@ -40,10 +56,20 @@
 #define UUID_READ512 "b0b00002-5b1e-4d2a-9f00-62656e636800"
 #define UUID_WRITE "b0b00003-5b1e-4d2a-9f00-62656e636800"
 #define UUID_NOTIFY "b0b00004-5b1e-4d2a-9f00-62656e636800"
+#define OBJECT_MANAGER "org.freedesktop.DBus.ObjectManager"
 #define CALL_TIMEOUT_MS 30000
 #define IDLE_END_MS 2000
+#define TREE_CHARACTERISTICS 20 /* the 5 x 4 tree of make_bench_gatt.py */
+#define MAX_DEVICES 4096
 
 static DBusConnection *conn;
+static int lean;                /* --lean: issue 8's traffic (see the top) */
+static volatile uint64_t sink;  /* what the parser read, so that the compiler keeps the walk */
+static char resolve_path[128];  /* same work: the device being connected, while it is */
+static int resolved;            /* ... and whether absorb() saw its ServicesResolved=true */
+static uint8_t known[MAX_DEVICES]; /* the benchmark peripherals the floor knows, by index */
+
+static void absorb(DBusMessage *m);
 
 /* ------------------------------------------------------------------ clocks, memory, output */
 
@@ -58,6 +84,13 @@ static uint64_t cpu_ns(void) {
     getrusage(RUSAGE_SELF, &ru);
     return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
            ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+}
+
+/* Voluntary + involuntary: the count perf's context-switches software event reads. */
+static long context_switches(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 static long rss_kb(void) {
@@ -97,9 +130,10 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* A measured phase: wall and CPU from start(), latencies in ns. */
+/* A measured phase: wall, CPU and context switches from start(), latencies in ns. */
 struct phase {
     uint64_t wall0, cpu0, wall, cpu;
+    long cs0, cs;
     uint64_t *lat;
     size_t nlat;
 };
@@ -110,11 +144,13 @@ static void phase_start(struct phase *p, size_t capacity) {
     p->nlat = 0;
     p->wall0 = now_ns();
     p->cpu0 = cpu_ns();
+    p->cs0 = context_switches();
 }
 
 static void phase_stop(struct phase *p) {
     p->wall = now_ns() - p->wall0;
     p->cpu = cpu_ns() - p->cpu0;
+    p->cs = context_switches() - p->cs0;
 }
 
 /* Prints the common keys (without the closing brace): ops is what rates and CPU are per. */
@@ -128,11 +164,12 @@ static void print_common(const char *name, struct phase *p, size_t ops, double w
         p99 = p->lat[(r99 ? r99 : 1) - 1] / 1e3;
         max = p->lat[p->nlat - 1] / 1e3;
     }
-    printf("{\"impl\":\"c-floor\",\"case\":\"%s\",\"n\":%zu,\"wall_s\":%.6f,\"ops_per_s\":%.3f,"
-           "\"cpu_us_per_op\":%.3f,\"lat_min_us\":%.3f,\"lat_p50_us\":%.3f,\"lat_p99_us\":%.3f,"
-           "\"lat_max_us\":%.3f,\"rss_kb\":%ld,\"peak_rss_kb\":%ld",
-           name, ops, wall_s, wall_s > 0 ? ops / wall_s : 0, ops ? p->cpu / 1e3 / ops : 0, min, p50, p99,
-           max, rss_kb(), peak_rss_kb());
+    printf("{\"impl\":\"%s\",\"case\":\"%s\",\"n\":%zu,\"wall_s\":%.6f,\"ops_per_s\":%.3f,"
+           "\"cpu_us_per_op\":%.3f,\"cs_per_op\":%.3f,\"lat_min_us\":%.3f,\"lat_p50_us\":%.3f,"
+           "\"lat_p99_us\":%.3f,\"lat_max_us\":%.3f,\"rss_kb\":%ld,\"peak_rss_kb\":%ld",
+           lean ? "c-floor-lean" : "c-floor", name, ops, wall_s, wall_s > 0 ? ops / wall_s : 0,
+           ops ? p->cpu / 1e3 / ops : 0, ops ? (double)p->cs / ops : 0, min, p50, p99, max, rss_kb(),
+           peak_rss_kb());
 }
 
 /* ------------------------------------------------------------------ D-Bus helpers */
@@ -143,7 +180,16 @@ static DBusMessage *new_call(const char *dest, const char *path, const char *ifa
     return m;
 }
 
-/* Sends and waits for the reply; dies on an error reply. */
+/* Same work: parses every queued message (the socket is not read). */
+static void pump(void) {
+    DBusMessage *m;
+    while ((m = dbus_connection_pop_message(conn))) {
+        absorb(m);
+        dbus_message_unref(m);
+    }
+}
+
+/* Sends and waits for the reply; dies on an error reply. The caller parses the reply. */
 static DBusMessage *call(DBusMessage *m) {
     DBusError err;
     dbus_error_init(&err);
@@ -151,6 +197,9 @@ static DBusMessage *call(DBusMessage *m) {
     if (!reply) die("%s.%s on %s: %s: %s", dbus_message_get_interface(m), dbus_message_get_member(m),
                     dbus_message_get_path(m), err.name, err.message);
     dbus_message_unref(m);
+    /* The signals that came meanwhile were queued: parse them now, as a client's reader would have
+     * (and the queue does not grow). */
+    if (!lean) pump();
     return reply;
 }
 
@@ -211,31 +260,71 @@ static int find_property(DBusMessageIter *dict, const char *key, DBusMessageIter
 /* Calls fn(path, interface, a{sv} iterator, ctx) for every interface of every object. */
 typedef void (*object_fn)(const char *path, const char *iface, DBusMessageIter *props, void *ctx);
 
+/* `entry` is at the object path followed by a{sa{sv}}: one object of GetManagedObjects or the body
+ * of InterfacesAdded. */
+static void each_interface(DBusMessageIter *entry, object_fn fn, void *ctx) {
+    DBusMessageIter ifaces;
+    const char *path;
+    dbus_message_iter_get_basic(entry, &path);
+    dbus_message_iter_next(entry);
+    dbus_message_iter_recurse(entry, &ifaces);
+    for (; dbus_message_iter_get_arg_type(&ifaces) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&ifaces)) {
+        DBusMessageIter ientry, props;
+        const char *iface;
+        dbus_message_iter_recurse(&ifaces, &ientry);
+        dbus_message_iter_get_basic(&ientry, &iface);
+        dbus_message_iter_next(&ientry);
+        dbus_message_iter_recurse(&ientry, &props);
+        fn(path, iface, &props, ctx);
+    }
+}
+
 static void for_each_interface(DBusMessage *managed, object_fn fn, void *ctx) {
     DBusMessageIter top, objects;
     dbus_message_iter_init(managed, &top);
     dbus_message_iter_recurse(&top, &objects);
     for (; dbus_message_iter_get_arg_type(&objects) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&objects)) {
-        DBusMessageIter entry, ifaces;
-        const char *path;
+        DBusMessageIter entry;
         dbus_message_iter_recurse(&objects, &entry);
-        dbus_message_iter_get_basic(&entry, &path);
-        dbus_message_iter_next(&entry);
-        dbus_message_iter_recurse(&entry, &ifaces);
-        for (; dbus_message_iter_get_arg_type(&ifaces) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&ifaces)) {
-            DBusMessageIter ientry, props;
-            const char *iface;
-            dbus_message_iter_recurse(&ifaces, &ientry);
-            dbus_message_iter_get_basic(&ientry, &iface);
-            dbus_message_iter_next(&ientry);
-            dbus_message_iter_recurse(&ientry, &props);
-            fn(path, iface, &props, ctx);
-        }
+        each_interface(&entry, fn, ctx);
     }
 }
 
 static DBusMessage *managed_objects(void) {
-    return call(new_call(BLUEZ, "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects"));
+    return call(new_call(BLUEZ, "/", OBJECT_MANAGER, "GetManagedObjects"));
+}
+
+/* Reads every value under the iterator, what a client decoding the message does: strings are
+ * measured, byte arrays summed, containers and variants walked. */
+static uint64_t walk(DBusMessageIter *it) {
+    uint64_t acc = 0;
+    for (int type; (type = dbus_message_iter_get_arg_type(it)) != DBUS_TYPE_INVALID; dbus_message_iter_next(it)) {
+        DBusMessageIter sub;
+        int element = type == DBUS_TYPE_ARRAY ? dbus_message_iter_get_element_type(it) : DBUS_TYPE_INVALID;
+        if (element != DBUS_TYPE_INVALID && dbus_type_is_fixed(element) && element != DBUS_TYPE_UNIX_FD) {
+            const unsigned char *bytes;
+            int n = 0;
+            dbus_message_iter_recurse(it, &sub);
+            dbus_message_iter_get_fixed_array(&sub, &bytes, &n);
+            if (element == DBUS_TYPE_BYTE)
+                for (int i = 0; i < n; i++) acc += bytes[i];
+            acc += (unsigned)n;
+        } else if (dbus_type_is_container(type)) {
+            dbus_message_iter_recurse(it, &sub);
+            acc += walk(&sub);
+        } else if (type == DBUS_TYPE_STRING || type == DBUS_TYPE_OBJECT_PATH || type == DBUS_TYPE_SIGNATURE) {
+            const char *text;
+            dbus_message_iter_get_basic(it, &text);
+            acc += strlen(text);
+        } else {
+            DBusBasicValue value;
+            memset(&value, 0, sizeof value);
+            dbus_message_iter_get_basic(it, &value);
+            if (type == DBUS_TYPE_UNIX_FD) close(value.fd); /* get_basic gave a duplicate */
+            acc += value.u64;
+        }
+    }
+    return acc;
 }
 
 /* ------------------------------------------------------------------ the GATT model the floor keeps */
@@ -291,12 +380,18 @@ static int device_changed(DBusMessage *m, const char *path, const char *key, dbu
     return b == want;
 }
 
-/* Waits for Device1.ServicesResolved=true on path (queued messages first). */
+/* Waits for Device1.ServicesResolved=true on path (queued messages first). Same work: every
+ * message goes through absorb(), which sets `resolved` (armed by connect_and_discover before its
+ * Connect, since call() parses what comes with the reply, this signal included). */
 static void wait_resolved(const char *path) {
     uint64_t deadline = now_ns() + (uint64_t)CALL_TIMEOUT_MS * 1000000u;
     for (;;) {
         DBusMessage *m;
-        while ((m = dbus_connection_pop_message(conn))) {
+        if (!lean) {
+            pump();
+            if (resolved) return;
+        }
+        while (lean && (m = dbus_connection_pop_message(conn))) {
             int done = device_changed(m, path, "ServicesResolved", TRUE);
             dbus_message_unref(m);
             if (done) return;
@@ -314,6 +409,144 @@ static int device_index(const char *path) {
     return (int)(hi << 8 | lo);
 }
 
+/* Index of the benchmark peripheral an object is under (…/dev_B0_00_00_00_HH_LL/…), or 0. */
+static int owner_index(const char *path) {
+    unsigned hi, lo;
+    int end = 0;
+    if (sscanf(path, ADAPTER "/dev_B0_00_00_00_%2X_%2X%n", &hi, &lo, &end) != 2 || path[end] != '/') return 0;
+    int index = (int)(hi << 8 | lo);
+    return index < MAX_DEVICES ? index : 0;
+}
+
+/* ------------------------------------------------------------------ the mirror (same work) */
+
+/* The characteristics by path, open addressing (a removed one leaves a tombstone), and their count
+ * per benchmark peripheral (index 0: any other device). 8192 slots hold 100 peripherals' trees;
+ * a client's map of its objects, without the properties it would also keep. */
+enum { MIRROR_SLOTS = 8192, SLOT_FREE = 0, SLOT_USED, SLOT_REMOVED };
+static struct mirrored {
+    char path[112], uuid[40];
+    int device, state;
+} mirror[MIRROR_SLOTS];
+static int mirror_count[MAX_DEVICES];
+
+static uint32_t path_hash(const char *path) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    while (*path) h = (h ^ (unsigned char)*path++) * 16777619u;
+    return h;
+}
+
+static struct mirrored *mirror_find(const char *path) {
+    uint32_t h = path_hash(path);
+    for (uint32_t i = 0; i < MIRROR_SLOTS; i++) {
+        struct mirrored *e = &mirror[(h + i) & (MIRROR_SLOTS - 1)];
+        if (e->state == SLOT_FREE) return NULL;
+        if (e->state == SLOT_USED && strcmp(e->path, path) == 0) return e;
+    }
+    return NULL;
+}
+
+static void mirror_put(const char *path, const char *uuid) {
+    /* Longer paths are no characteristic of the benchmark trees. */
+    if (strlen(path) >= sizeof mirror[0].path || strlen(uuid) >= sizeof mirror[0].uuid) return;
+    uint32_t h = path_hash(path);
+    struct mirrored *slot = NULL;
+    for (uint32_t i = 0; i < MIRROR_SLOTS; i++) {
+        struct mirrored *e = &mirror[(h + i) & (MIRROR_SLOTS - 1)];
+        if (e->state == SLOT_USED && strcmp(e->path, path) == 0) {
+            strcpy(e->uuid, uuid);
+            return;
+        }
+        if (e->state != SLOT_USED && !slot) slot = e;
+        if (e->state == SLOT_FREE) break;
+    }
+    if (!slot) die("the characteristic mirror is full (%d)", MIRROR_SLOTS);
+    strcpy(slot->path, path);
+    strcpy(slot->uuid, uuid);
+    slot->state = SLOT_USED;
+    slot->device = owner_index(path);
+    mirror_count[slot->device]++;
+}
+
+static void mirror_remove(const char *path) {
+    struct mirrored *e = mirror_find(path);
+    if (!e) return;
+    e->state = SLOT_REMOVED;
+    mirror_count[e->device]--;
+}
+
+/* The characteristic with uuid under peripheral `device` into out (256 bytes); 0 when absent. */
+static int mirror_lookup(int device, const char *uuid, char *out) {
+    for (int i = 0; i < MIRROR_SLOTS; i++) {
+        if (mirror[i].state != SLOT_USED || mirror[i].device != device || strcasecmp(mirror[i].uuid, uuid) != 0)
+            continue;
+        snprintf(out, 256, "%s", mirror[i].path);
+        return 1;
+    }
+    return 0;
+}
+
+/* An object's interface appeared (GetManagedObjects, InterfacesAdded): a characteristic into the
+ * mirror, a benchmark peripheral known. */
+static void object_added(const char *path, const char *iface, DBusMessageIter *props, void *ctx) {
+    (void)ctx;
+    DBusMessageIter value;
+    if (strcmp(iface, CHAR_IFACE) == 0 && find_property(props, "UUID", &value)) {
+        const char *uuid;
+        dbus_message_iter_get_basic(&value, &uuid);
+        mirror_put(path, uuid);
+    } else if (strcmp(iface, DEVICE_IFACE) == 0) {
+        int index = device_index(path);
+        if (index > 0 && index < MAX_DEVICES) known[index] = 1;
+    }
+}
+
+/* InterfacesRemoved (o, as). */
+static void objects_removed(DBusMessage *m) {
+    DBusMessageIter it, names;
+    const char *path, *iface;
+    dbus_message_iter_init(m, &it);
+    dbus_message_iter_get_basic(&it, &path);
+    dbus_message_iter_next(&it);
+    dbus_message_iter_recurse(&it, &names);
+    for (; dbus_message_iter_get_arg_type(&names) == DBUS_TYPE_STRING; dbus_message_iter_next(&names)) {
+        dbus_message_iter_get_basic(&names, &iface);
+        if (strcmp(iface, CHAR_IFACE) == 0) mirror_remove(path);
+        else if (strcmp(iface, DEVICE_IFACE) == 0 && device_index(path) > 0 && device_index(path) < MAX_DEVICES)
+            known[device_index(path)] = 0;
+    }
+}
+
+/* Same work, for every message received: the whole body parsed, then what a mirroring client keeps
+ * of it (the characteristics, the peripherals known, the ServicesResolved being waited for). */
+static void absorb(DBusMessage *m) {
+    DBusMessageIter it;
+    if (dbus_message_iter_init(m, &it)) sink += walk(&it);
+    if (dbus_message_get_type(m) != DBUS_MESSAGE_TYPE_SIGNAL) return;
+    if (dbus_message_is_signal(m, OBJECT_MANAGER, "InterfacesAdded")) {
+        dbus_message_iter_init(m, &it);
+        each_interface(&it, object_added, NULL);
+    } else if (dbus_message_is_signal(m, OBJECT_MANAGER, "InterfacesRemoved")) {
+        objects_removed(m);
+    } else if (resolve_path[0] && device_changed(m, resolve_path, "ServicesResolved", TRUE)) {
+        resolved = 1;
+    }
+}
+
+/* Same work, at start-up: the one match for everything org.bluez sends, and the mirror from one
+ * GetManagedObjects (parsed in full too). */
+static void start_mirror(void) {
+    DBusError err;
+    dbus_error_init(&err);
+    dbus_bus_add_match(conn, "type='signal',sender='" BLUEZ "'", &err);
+    if (dbus_error_is_set(&err)) die("AddMatch: %s", err.message);
+    DBusMessage *reply = managed_objects();
+    DBusMessageIter it;
+    if (dbus_message_iter_init(reply, &it)) sink += walk(&it);
+    for_each_interface(reply, object_added, NULL);
+    dbus_message_unref(reply);
+}
+
 static void known_fn(const char *path, const char *iface, DBusMessageIter *props, void *ctx) {
     (void)props;
     uint8_t *known = ctx;
@@ -321,22 +554,30 @@ static void known_fn(const char *path, const char *iface, DBusMessageIter *props
     if (index > 0 && index < 4096 && strcmp(iface, DEVICE_IFACE) == 0) known[index] = 1;
 }
 
-/* Makes the devices 1..count known (GetManagedObjects, then discovery for the missing ones). */
+/* Makes the devices 1..count known (lean: GetManagedObjects; same work: the mirror knows them),
+ * then discovery for the missing ones. */
 static void ensure_known(int count) {
-    static uint8_t known[4096];
     int missing = 0;
-    DBusMessage *reply = managed_objects();
-    for_each_interface(reply, known_fn, known);
-    dbus_message_unref(reply);
+    if (lean) {
+        DBusMessage *reply = managed_objects();
+        for_each_interface(reply, known_fn, known);
+        dbus_message_unref(reply);
+    }
     for (int i = 1; i <= count; i++) missing += !known[i];
     if (!missing) return;
-    add_match("type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.ObjectManager',"
-              "member='InterfacesAdded'");
+    if (lean)
+        add_match("type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.ObjectManager',"
+                  "member='InterfacesAdded'");
     call_simple(ADAPTER, "org.bluez.Adapter1", "StartDiscovery");
     uint64_t deadline = now_ns() + 30000000000u;
     while (missing > 0) {
         DBusMessage *m;
-        while (missing > 0 && (m = dbus_connection_pop_message(conn))) {
+        if (!lean) {
+            pump();
+            missing = 0;
+            for (int i = 1; i <= count; i++) missing += !known[i];
+        }
+        while (lean && missing > 0 && (m = dbus_connection_pop_message(conn))) {
             if (dbus_message_is_signal(m, "org.freedesktop.DBus.ObjectManager", "InterfacesAdded")) {
                 const char *added;
                 DBusMessageIter it;
@@ -356,7 +597,9 @@ static void ensure_known(int count) {
     call_simple(ADAPTER, "org.bluez.Adapter1", "StopDiscovery");
 }
 
+/* Lean only: the same-work match covers it. */
 static void watch_device(const char *path) {
+    if (!lean) return;
     char rule[300];
     snprintf(rule, sizeof rule,
              "type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.Properties',"
@@ -364,22 +607,42 @@ static void watch_device(const char *path) {
     add_match(rule);
 }
 
-/* Connect, wait ServicesResolved, GetManagedObjects: what a client does before its first GATT
- * operation. Returns the characteristics seen under the device. */
+/* Connect, wait ServicesResolved, the characteristics (lean: GetManagedObjects; same work: the
+ * mirror): what a client does before its first GATT operation. Returns the characteristics seen
+ * under the device. */
 static int connect_and_discover(const char *path, const char *uuid, char *char_path) {
+    if (lean) {
+        call_simple(path, DEVICE_IFACE, "Connect");
+        wait_resolved(path);
+        struct lookup l = lookup(path, uuid);
+        if (uuid) {
+            if (!l.path[0]) die("no characteristic %s under %s", uuid, path);
+            strcpy(char_path, l.path);
+        }
+        return l.characteristics;
+    }
+    int index = device_index(path);
+    if (index < 1 || index >= MAX_DEVICES) die("%s is no benchmark peripheral", path);
+    snprintf(resolve_path, sizeof resolve_path, "%s", path);
+    resolved = 0;
     call_simple(path, DEVICE_IFACE, "Connect");
     wait_resolved(path);
-    struct lookup l = lookup(path, uuid);
-    if (uuid) {
-        if (!l.path[0]) die("no characteristic %s under %s", uuid, path);
-        strcpy(char_path, l.path);
+    resolve_path[0] = 0;
+    /* The GATT objects' InterfacesAdded may come after ServicesResolved=true. */
+    uint64_t deadline = now_ns() + (uint64_t)IDLE_END_MS * 1000000u;
+    while (mirror_count[index] < TREE_CHARACTERISTICS && now_ns() < deadline) {
+        if (!dbus_connection_read_write(conn, 100)) die("disconnected from the bus");
+        pump();
     }
-    return l.characteristics;
+    if (uuid && !mirror_lookup(index, uuid, char_path)) die("no characteristic %s under %s", uuid, path);
+    return mirror_count[index];
 }
 
+/* What is waiting: lean drops it, same work parses it. */
 static void drain(void) {
     DBusMessage *m;
     dbus_connection_read_write(conn, 0);
+    if (!lean) pump();
     while ((m = dbus_connection_pop_message(conn))) dbus_message_unref(m);
 }
 
@@ -508,6 +771,7 @@ static int case_wcmd(int size, int n, int warmup, int window) {
         DBusMessage *m;
         int got = 0;
         while ((m = dbus_connection_pop_message(conn))) {
+            if (!lean) absorb(m);
             int type = dbus_message_get_type(m);
             if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
                 if (type == DBUS_MESSAGE_TYPE_ERROR) die("WriteValue failed: %s", dbus_message_get_error_name(m));
@@ -588,7 +852,8 @@ static int case_notify(const char *mode, int n, int interval, int size) {
     setup_gatt(dev, path, UUID_NOTIFY);
     struct phase p;
     struct receiver r = {.seen = calloc(n, 1), .n = n, .p = &p};
-    int fd = -1;
+    int fd = -1, bus_fd = -1;
+    if (!lean && !dbus_connection_get_unix_fd(conn, &bus_fd)) die("no bus socket");
     if (acquire) {
         DBusMessage *m = new_call(BLUEZ, path, CHAR_IFACE, "AcquireNotify");
         DBusMessageIter it;
@@ -602,10 +867,13 @@ static int case_notify(const char *mode, int n, int interval, int size) {
             die("AcquireNotify reply: %s", err.message);
         dbus_message_unref(reply);
     } else {
-        snprintf(rule, sizeof rule,
-                 "type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.Properties',"
-                 "member='PropertiesChanged',path='%s',arg0='" CHAR_IFACE "'", path);
-        add_match(rule);
+        /* Same work: the characteristic's PropertiesChanged come through the broad match. */
+        if (lean) {
+            snprintf(rule, sizeof rule,
+                     "type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.Properties',"
+                     "member='PropertiesChanged',path='%s',arg0='" CHAR_IFACE "'", path);
+            add_match(rule);
+        }
         DBusMessage *m = new_call(BLUEZ, path, CHAR_IFACE, "StartNotify");
         dbus_message_unref(call(m));
     }
@@ -617,15 +885,21 @@ static int case_notify(const char *mode, int n, int interval, int size) {
     while (r.distinct < n && now_ns() - idle_since < (uint64_t)IDLE_END_MS * 1000000u) {
         int before = r.distinct;
         if (acquire) {
-            struct pollfd pfd = {.fd = fd, .events = POLLIN};
-            if (poll(&pfd, 1, 100) > 0) {
+            /* Same work: the bus too, which a client's event loop would also be reading. */
+            struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN}, {.fd = bus_fd, .events = POLLIN}};
+            if (poll(pfd, lean ? 1 : 2, 100) > 0) {
                 ssize_t len;
                 while ((len = recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0) receive_value(&r, buf, (int)len);
                 if (len == 0) die("the notify socket closed");
+                if (!lean && pfd[1].revents) {
+                    if (!dbus_connection_read_write(conn, 0)) die("disconnected from the bus");
+                    pump();
+                }
             }
         } else {
             DBusMessage *m;
             while ((m = dbus_connection_pop_message(conn))) {
+                if (!lean) absorb(m);
                 receive_signal(&r, m);
                 dbus_message_unref(m);
             }
@@ -646,8 +920,9 @@ static int case_notify(const char *mode, int n, int interval, int size) {
 }
 
 static int case_scan(int n) {
-    add_match("type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.ObjectManager',"
-              "member='InterfacesAdded'");
+    if (lean)
+        add_match("type='signal',sender='" BLUEZ "',interface='org.freedesktop.DBus.ObjectManager',"
+                  "member='InterfacesAdded'");
     struct phase p;
     int count = 0;
     phase_start(&p, 1);
@@ -656,6 +931,7 @@ static int case_scan(int n) {
     while (count < n) {
         DBusMessage *m;
         while ((m = dbus_connection_pop_message(conn))) {
+            if (!lean) absorb(m);
             if (dbus_message_is_signal(m, "org.freedesktop.DBus.ObjectManager", "InterfacesAdded")) {
                 DBusMessageIter it, ifaces, entry;
                 const char *added, *iface;
@@ -684,6 +960,15 @@ static int case_scan(int n) {
     return 0;
 }
 
+/* Median in us of the 5 values (ns) ending at the n-th (the first 5 for n < 5), as Python's. */
+static double window_median_us(const uint64_t *values, int total, int n) {
+    uint64_t w[5];
+    int from = n < 5 ? 0 : n - 5, k = (from + 5 < total ? from + 5 : total) - from;
+    memcpy(w, values + from, k * sizeof *w);
+    qsort(w, k, sizeof *w, cmp_u64);
+    return (k % 2 ? (double)w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2.0) / 1e3;
+}
+
 static int case_memory(const char *list) {
     int counts[16], ncounts = 0, max = 0;
     for (const char *s = list; *s && ncounts < 16; s = strchr(s, ',') ? strchr(s, ',') + 1 : s + strlen(s)) {
@@ -694,16 +979,22 @@ static int case_memory(const char *list) {
     if (max < 1 || max > 4095) die("memory counts are 1...4095");
     ensure_known(max);
     long base = rss_kb(), rss[16];
+    /* Per connection, in order: its latency, and the client CPU of its whole step (match, connect,
+     * discovery, the drain after it). */
+    uint64_t *lat = calloc(max, sizeof *lat), *cpu = calloc(max, sizeof *cpu);
+    if (!lat || !cpu) die("out of memory");
     struct phase p;
     phase_start(&p, max);
     char dev[128];
     for (int i = 1, next = 0; i <= max; i++) {
+        uint64_t c0 = cpu_ns();
         device_path(dev, sizeof dev, i);
         watch_device(dev);
         uint64_t t0 = now_ns();
         connect_and_discover(dev, NULL, NULL);
-        p.lat[p.nlat++] = now_ns() - t0;
+        p.lat[p.nlat++] = lat[i - 1] = now_ns() - t0;
         drain();
+        cpu[i - 1] = cpu_ns() - c0;
         while (next < ncounts && counts[next] == i) rss[next++] = rss_kb();
     }
     phase_stop(&p);
@@ -714,6 +1005,12 @@ static int case_memory(const char *list) {
     print_common("memory", &p, max, p.wall / 1e9);
     printf(",\"rss_base_kb\":%ld,\"rss_at\":{", base);
     for (int i = 0; i < ncounts; i++) printf("%s\"%d\":%ld", i ? "," : "", counts[i], rss[i]);
+    printf("},\"lat_at\":{");
+    for (int i = 0; i < ncounts; i++)
+        printf("%s\"%d\":%.3f", i ? "," : "", counts[i], window_median_us(lat, max, counts[i]));
+    printf("},\"cpu_at\":{");
+    for (int i = 0; i < ncounts; i++)
+        printf("%s\"%d\":%.3f", i ? "," : "", counts[i], window_median_us(cpu, max, counts[i]));
     printf("}}\n");
     return 0;
 }
@@ -721,6 +1018,11 @@ static int case_memory(const char *list) {
 int main(int argc, char **argv) {
     DBusError err;
     dbus_error_init(&err);
+    if (argc > 1 && strcmp(argv[1], "--lean") == 0) {
+        lean = 1;
+        argv++;
+        argc--;
+    }
     if (argc < 3) {
         fprintf(stderr, "usage: see the comment at the top of gatt_floor.c\n");
         return 2;
@@ -728,6 +1030,7 @@ int main(int argc, char **argv) {
     conn = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
     if (!conn) die("cannot connect to the bus: %s", err.message);
     dbus_connection_set_exit_on_disconnect(conn, FALSE);
+    if (!lean) start_mirror();
     const char *what = argv[1];
     if (strcmp(what, "connect") == 0) return case_connect(atoi(argv[2]));
     if (strcmp(what, "read") == 0 && argc == 5) return case_read(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
