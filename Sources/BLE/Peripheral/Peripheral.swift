@@ -140,7 +140,10 @@ public actor Peripheral {
                 present: true, connected: flag(DeviceProperties.Key.connected),
                 paired: flag(DeviceProperties.Key.paired))
         }
-        guard let device = (try? session.tree.device(at: devicePath)) ?? nil else { return DeviceFacts(present: false) }
+        let devicePath = self.devicePath
+        guard let device = session.withTree({ (try? $0.device(at: devicePath)) ?? nil }) else {
+            return DeviceFacts(present: false)
+        }
         return DeviceFacts(present: true, connected: device.connected, paired: device.paired)
     }
 

@@ -225,12 +225,11 @@ final class BlueZSession: Sendable {
                 destination: BlueZService.busName, path: device, interface: .properties, member: BlueZMethod.getAll,
                 arguments: [.string(BlueZInterface.device1.rawValue)], timeout: callTimeout)
         }
-        let tree = self.tree
-        guard
-            let first = tree.servicePaths(of: device).sorted().lazy.flatMap({
-                tree.characteristicPaths(of: $0).sorted()
-            }).first
-        else { return }
+        // Looked up without keeping a copy of the tree across the call below.
+        let characteristics = withTree { tree in
+            tree.servicePaths(of: device).sorted().flatMap { tree.characteristicPaths(of: $0).sorted() }
+        }
+        guard let first = characteristics.first else { return }
         guard
             let reply = try? await connection.call(
                 destination: BlueZService.busName, path: first, interface: .properties, member: BlueZMethod.get,
@@ -238,7 +237,6 @@ final class BlueZSession: Sendable {
                 timeout: callTimeout),
             case .variant(.uint16(let mtu))? = reply.body.first
         else { return }
-        let characteristics = tree.servicePaths(of: device).flatMap { tree.characteristicPaths(of: $0) }
         state.withLock { state in
             for path in characteristics
             where state.tree.interfaces(at: path)?[BlueZInterface.gattCharacteristic1]?[Self.mtuProperty]
@@ -347,8 +345,16 @@ final class BlueZSession: Sendable {
         return try body(tree)
     }
 
-    /// The mirrored tree (a copy).
+    /// The mirrored tree (a copy). A copy still held when the I/O thread applies the next
+    /// signal makes that signal copy the whole tree: for a look-up made on every event, use
+    /// ``withTree(_:)``.
     var tree: BlueZObjectTree { state.withLock { $0.tree } }
+
+    /// Runs `body` on the mirrored tree under the session's lock, so that no copy outlives it.
+    /// `body` must be quick and must not call back into the session.
+    func withTree<Result>(_ body: (BlueZObjectTree) -> Result) -> Result {
+        state.withLock { body($0.tree) }
+    }
 
     /// bluetoothd's unique name now, if it is on the bus.
     var owner: BusName? { state.withLock { $0.owner } }

@@ -26,11 +26,9 @@ extension BlueZObjectTree {
     /// The paths of the direct children of `parent` (objects one element below it), optionally
     /// only those implementing `interface`, sorted.
     public func children(of parent: ObjectPath, implementing interface: InterfaceName? = nil) -> [ObjectPath] {
-        objects.compactMap { path, interfaces in
-            guard Self.isChild(path, of: parent) else { return nil }
-            if let interface, interfaces[interface] == nil { return nil }
-            return path
-        }.sorted()
+        let paths = childPaths(of: parent)
+        guard let interface else { return paths.sorted() }
+        return paths.filter { objects[$0]?[interface] != nil }.sorted()
     }
 
     /// `path.parent == parent` without building the parent's string: this runs for every object

@@ -17,6 +17,10 @@ import DBus
 public struct BlueZObjectTree: Sendable, Hashable {
     /// Every known object: path → interface → property name → value (not wrapped in a variant).
     public private(set) var objects: [ObjectPath: [InterfaceName: [String: DBusValue]]]
+    /// The known objects by parent path, so that a device's services (a service's
+    /// characteristics, …) are found without walking every object bluetoothd holds: with a
+    /// hundred devices known, a walk per look-up made a connection cost grow with them.
+    private var childIndex: [ObjectPath: Set<ObjectPath>] = [:]
 
     /// An empty tree, or one holding `objects`.
     public init(objects: [ObjectPath: [InterfaceName: [String: DBusValue]]] = [:]) {
@@ -50,6 +54,9 @@ public struct BlueZObjectTree: Sendable, Hashable {
         }
     }
 
+    /// The paths of the objects directly below `parent`.
+    func childPaths(of parent: ObjectPath) -> Set<ObjectPath> { childIndex[parent] ?? [] }
+
     // MARK: Reducers
 
     private mutating func replace(
@@ -73,6 +80,8 @@ public struct BlueZObjectTree: Sendable, Hashable {
             }
         }
         objects = incoming
+        childIndex = [:]
+        for path in objects.keys { if let parent = path.parent { childIndex[parent, default: []].insert(path) } }
         return changes
     }
 
@@ -85,6 +94,7 @@ public struct BlueZObjectTree: Sendable, Hashable {
             changes += Self.difference(path, interface, old: objects[path]?[interface], new: properties)
             objects[path, default: [:]][interface] = properties
         }
+        if objects[path] != nil, let parent = path.parent { childIndex[parent, default: []].insert(path) }
         return changes
     }
 
@@ -95,6 +105,10 @@ public struct BlueZObjectTree: Sendable, Hashable {
             changes.append(.removed(path, interface))
         }
         objects[path] = interfaces.isEmpty ? nil : interfaces
+        if interfaces.isEmpty, let parent = path.parent {
+            childIndex[parent]?.remove(path)
+            if childIndex[parent]?.isEmpty == true { childIndex[parent] = nil }
+        }
         return changes
     }
 
