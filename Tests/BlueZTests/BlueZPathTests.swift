@@ -110,4 +110,15 @@ import Testing
         #expect(BlueZPath.adapter(containing: try Fixture.path("/org/bluez")) == nil)
         #expect(BlueZPath.device(containing: try Fixture.path("/com/example/service0001")) == nil)
     }
+
+    @Test func deviceTextOfValuePaths() throws {
+        let characteristic = try Fixture.path(Fixture.deviceText + "/service0001/char0002")
+        #expect(BlueZPath.deviceText(containing: characteristic) == Substring(Fixture.deviceText))
+        let descriptor = try Fixture.path(Fixture.deviceText + "/service0001/char0002/desc0003")
+        #expect(BlueZPath.deviceText(containing: descriptor) == Substring(Fixture.deviceText))
+        #expect(BlueZPath.deviceText(containing: try Fixture.path(Fixture.deviceText)) == Substring(Fixture.deviceText))
+        #expect(BlueZPath.deviceText(containing: try Fixture.path(Fixture.adapterText)) == nil)
+        #expect(BlueZPath.deviceText(containing: try Fixture.path("/org/bluez/hci0/other_1/service0001")) == nil)
+        #expect(BlueZPath.deviceText(containing: try Fixture.path("/com/example/hci0/dev_AA/char0001")) == nil)
+    }
 }

@@ -25,7 +25,7 @@ final class BlueZSession: Sendable {
         var refreshes = PropertyRefreshes()
         /// Where each device's `GattCharacteristic1.Value` changes go (its peripheral's GATT
         /// client), by device path.
-        var valueSinks: [ObjectPath: WeakValueSink] = [:]
+        var valueSinks: [Substring: WeakValueSink] = [:]
         var closed = false
     }
 
@@ -136,6 +136,11 @@ final class BlueZSession: Sendable {
             }
             return
         }
+        if let (path, value) = Self.valueOnlyChange(message) {
+            // The common case (every notification and read echo), without building the event.
+            routeValue(value, at: path, serial: message.serial)
+            return
+        }
         do {
             guard var event = try ObjectTreeEvent(signal: message) else {
                 broadcast(.signal(message))
@@ -160,9 +165,23 @@ final class BlueZSession: Sendable {
     }
 
     private static let valueProperty = "Value"
+    private static let valueKey = DBusValue.string(valueProperty)
+
+    /// The characteristic and value of a `PropertiesChanged` of `GattCharacteristic1` that
+    /// carries `Value` and nothing else; `nil` for any other message.
+    private static func valueOnlyChange(_ message: DBusMessage) -> (ObjectPath, Data)? {
+        guard message.member == BlueZSignal.propertiesChanged, message.interface == .properties,
+            let path = message.path, message.body.count == 3,
+            case .string(let interface) = message.body[0], interface == BlueZInterface.gattCharacteristic1.rawValue,
+            case .dictionary(_, _, let entries) = message.body[1], entries.count == 1, entries[0].key == valueKey,
+            case .variant(.bytes(let value)) = entries[0].value,
+            case .array(_, let invalidated) = message.body[2], invalidated.isEmpty
+        else { return nil }
+        return (path, value)
+    }
 
     private func routeValue(_ value: Data, at path: ObjectPath, serial: UInt32) {
-        guard let device = BlueZPath.device(containing: path) else { return }
+        guard let device = BlueZPath.deviceText(containing: path) else { return }
         let sink = state.withLock { $0.valueSinks[device]?.sink }
         sink?.valueChanged(path, value, serial: serial)
     }
@@ -172,15 +191,16 @@ final class BlueZSession: Sendable {
     func routeValues(of device: ObjectPath, to sink: any GattValueSink) {
         state.withLock { state in
             guard !state.closed else { return }
-            state.valueSinks[device] = WeakValueSink(sink: sink)
+            state.valueSinks[Substring(device.rawValue)] = WeakValueSink(sink: sink)
         }
     }
 
     /// Stops sending `device`'s value changes to `sink`, if it is still the one.
     func stopRoutingValues(of device: ObjectPath, to sink: any GattValueSink) {
         state.withLock { state in
-            if state.valueSinks[device]?.sink === sink || state.valueSinks[device]?.sink == nil {
-                state.valueSinks[device] = nil
+            let key = Substring(device.rawValue)
+            if state.valueSinks[key]?.sink === sink || state.valueSinks[key]?.sink == nil {
+                state.valueSinks[key] = nil
             }
         }
     }

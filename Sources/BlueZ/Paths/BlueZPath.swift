@@ -144,6 +144,27 @@ public enum BlueZPath {
         return nil
     }
 
+    /// The text of the device path that `path` is or lies below (`/org/bluez/hciN/dev_…`),
+    /// found by counting separators: cheap enough for every `Value` change a client routes.
+    /// Unlike ``device(containing:)`` it does not check the elements below the device.
+    public static func deviceText(containing path: ObjectPath) -> Substring? {
+        let text = path.rawValue
+        guard text.utf8.starts(with: "/org/bluez/".utf8) else { return nil }
+        var slashes = 0
+        var deviceStart: String.Index?
+        var index = text.utf8.startIndex
+        while index != text.utf8.endIndex {
+            if text.utf8[index] == UInt8(ascii: "/") {
+                slashes += 1
+                if slashes == 4 { deviceStart = text.utf8.index(after: index) }
+                if slashes == 5 { break }
+            }
+            index = text.utf8.index(after: index)
+        }
+        guard let deviceStart, text[deviceStart...].utf8.starts(with: "dev_".utf8) else { return nil }
+        return text[..<index]
+    }
+
     /// The adapter path that `path` is, or lies below; `nil` when `path` is not in an adapter's
     /// subtree.
     public static func adapter(containing path: ObjectPath) -> ObjectPath? {
