@@ -237,6 +237,38 @@ struct GattOperationQueueTests {
         #expect(after.isEmpty)
     }
 
+    @Test("writes without response go out together, in order, up to the window; other operations wait for them")
+    func pipelinedWrites() {
+        var machine = Machine(pipelineWindow: 2)
+        machine.setLinkUp(true)
+        func command(_ name: String, _ waiter: String) -> (UInt64, [String]) {
+            let id = machine.reserve()
+            let actions = machine.submit(
+                id, request: name, path: heartRate, isRead: false, pipelined: true, deadline: Self.at(1000),
+                waiter: waiter, now: Self.at(0))
+            return (id, Self.describe(actions))
+        }
+        let (first, sentFirst) = command("c1", "A")
+        let (second, sentSecond) = command("c2", "B")
+        let (_, heldThird) = command("c3", "C")
+        #expect(sentFirst == ["send 1 c1 by 1.0 seconds"])
+        #expect(sentSecond == ["send 2 c2 by 1.0 seconds"], "beside the first: no round trip each")
+        #expect(heldThird == ["wake at 1.0 seconds"], "beyond the window it waits")
+        let (read, heldRead) = submit(&machine, "read", isRead: true, waiter: "D")
+        #expect(heldRead == [])
+        #expect(
+            Self.describe(machine.finished(first, .success("ok"), echo: nil, now: Self.at(1)))
+                == ["resume A with ok", "send 3 c3 by 1.0 seconds"])
+        #expect(
+            Self.describe(machine.finished(second, .success("ok"), echo: nil, now: Self.at(2))) == ["resume B with ok"])
+        // The read goes only once every write ahead of it is answered, alone.
+        #expect(
+            Self.describe(machine.finished(3, .success("ok"), echo: nil, now: Self.at(3)))
+                == ["resume C with ok", "send \(read) read by 1.0 seconds"])
+        let (_, afterRead) = command("c4", "E")
+        #expect(afterRead == [], "a write without response waits behind a read")
+    }
+
     @Test("an earlier deadline asks for an earlier wake-up; a later one does not")
     func wakeUps() {
         var machine = Self.connected()

@@ -19,6 +19,10 @@ public struct CentralOptions: Sendable {
     /// How long the ``pairingHandler`` may take to answer one question before BlueZ is told it
     /// was cancelled (25 s: within the kernel's 30 s SMP timeout, so pairing fails cleanly).
     public var pairingAnswerTimeout: Duration = .seconds(25)
+    /// Writes without response one peripheral may have in flight to bluetoothd at once (16).
+    /// bluetoothd answers each as soon as it has queued the packet, so consecutive ones are sent
+    /// together, in order, without a round trip each; other operations still go one at a time.
+    public var writeWithoutResponseWindow: Int = 16
     /// The policy of peripherals this central connects.
     public var reconnectPolicy: ReconnectPolicy = .never
     /// Where the SDK logs; nothing by default.

@@ -10,6 +10,8 @@ struct GattCall: Sendable {
     var arguments: [DBusValue]
     /// A characteristic's ReadValue: its `Value` echo is told apart from notifications.
     var isCharacteristicRead = false
+    /// A characteristic's write without response: may go beside others of its kind.
+    var isPipelined = false
 }
 
 /// Receives the `Value` changes of one device's characteristics, on the I/O thread.
@@ -28,10 +30,13 @@ final class GattClient: GattValueSink, Sendable {
     typealias Waiter = UnsafeContinuation<Result<DBusMessage, BLEError>, Never>
     typealias Machine = GattOperationQueue<Waiter, NotificationSubscriber, GattCall, DBusMessage>
 
-    private let machine = PosixMutex(Machine())
+    private let machine: PosixMutex<Machine>
     private let session: BlueZSession
 
-    init(session: BlueZSession) { self.session = session }
+    init(session: BlueZSession, pipelineWindow: Int) {
+        self.session = session
+        machine = PosixMutex(Machine(pipelineWindow: pipelineWindow))
+    }
 
     // MARK: Operations
 
@@ -48,8 +53,8 @@ final class GattClient: GattValueSink, Sendable {
             await withUnsafeContinuation { (waiter: Waiter) in
                 let actions = machine.withLock {
                     $0.submit(
-                        id, request: call, path: call.path, isRead: call.isCharacteristicRead, deadline: deadline,
-                        waiter: waiter, now: .now)
+                        id, request: call, path: call.path, isRead: call.isCharacteristicRead,
+                        pipelined: call.isPipelined, deadline: deadline, waiter: waiter, now: .now)
                 }
                 run(actions)
             }

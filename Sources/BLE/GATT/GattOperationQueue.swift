@@ -5,6 +5,9 @@ import Foundation
 /// no I/O, no clock, no continuation resumed inside (``GattClient`` runs the actions).
 ///
 /// - **One operation at a time**, in call order: BlueZ answers `InProgress` to a second one.
+///   Writes without response are the exception: bluetoothd answers them as soon as it has
+///   queued the packet and holds no operation open, so consecutive ones go out together, in
+///   order, up to the pipeline window.
 /// - **Deadlines count from the call**, also while an operation waits its turn; a queued one
 ///   whose deadline passes fails with ``BLEError/Code/timeout`` without being sent.
 /// - **Cancellation** ends a queued operation at once, and the caller of the running one at
@@ -49,10 +52,18 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         var attempts = 0
         /// Answered `InProgress`; sent again at this instant or on the path's next `Value`.
         var retryAt: Instant?
+        /// A write without response: may be in flight beside others of its kind.
+        let pipelined: Bool
     }
 
+    /// How many writes without response may be in flight at once.
+    let pipelineWindow: Int
+
+    init(pipelineWindow: Int = 16) { self.pipelineWindow = max(1, pipelineWindow) }
+
     private var linkUp = false
-    private var running: Operation?
+    /// Operations sent (or waiting to retry): one, or up to the window of writes without response.
+    private var inFlight: [Operation] = []
     private var queue: [Operation] = []
     /// Ids handed out and not yet submitted, with whether cancellation came first.
     private var reserved: [UInt64: Bool] = [:]
@@ -78,11 +89,11 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     mutating func linkWentDown(_ error: BLEError) -> [Action] {
         linkUp = false
         var actions: [Action] = []
-        if let operation = running {
-            running = nil
+        for operation in inFlight {
             if let waiter = operation.waiter { actions.append(.resume(waiter, .failure(error))) }
             if let path = operation.readPath { deliverHeld(path, into: &actions) }
         }
+        inFlight.removeAll()
         for operation in queue { if let waiter = operation.waiter { actions.append(.resume(waiter, .failure(error))) } }
         queue.removeAll()
         expectedEchoes.removeAll()
@@ -104,8 +115,8 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
 
     /// A caller suspended on operation `id`: sends it now if nothing runs, else queues it.
     mutating func submit(
-        _ id: UInt64, request: Request, path: ObjectPath, isRead: Bool, deadline: Instant, waiter: Waiter,
-        now: Instant
+        _ id: UInt64, request: Request, path: ObjectPath, isRead: Bool, pipelined: Bool = false, deadline: Instant,
+        waiter: Waiter, now: Instant
     ) -> [Action] {
         guard let cancelled = reserved.removeValue(forKey: id) else {
             return [.resume(waiter, .failure(BLEError(.failed, message: "operation \(id) submitted twice")))]
@@ -114,8 +125,9 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         guard linkUp else { return [.resume(waiter, .failure(BLEError(.notConnected, message: "not connected")))] }
         guard deadline > now else { return [.resume(waiter, .failure(Self.timeout(request)))] }
         let operation = Operation(
-            id: id, request: request, readPath: isRead ? path : nil, path: path, deadline: deadline, waiter: waiter)
-        guard running == nil else {
+            id: id, request: request, readPath: isRead ? path : nil, path: path, deadline: deadline, waiter: waiter,
+            pipelined: pipelined && !isRead)
+        guard queue.isEmpty, mayStart(operation) else {
             queue.append(operation)
             return wakeIfNeeded()
         }
@@ -127,17 +139,18 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     mutating func finished(
         _ id: UInt64, _ result: Result<Reply, BLEError>, echo: (value: Data, serial: UInt32)?, now: Instant
     ) -> [Action] {
-        guard var operation = running, operation.id == id else { return [] }
+        guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }
+        var operation = inFlight[index]
         if case .failure(let error) = result, error.code == .inProgress, operation.waiter != nil {
             operation.attempts += 1
             let retryAt = now + Self.retryPause(attempt: operation.attempts)
             if retryAt < operation.deadline {
                 operation.retryAt = retryAt
-                running = operation
+                inFlight[index] = operation
                 return wakeIfNeeded()
             }
         }
-        running = nil
+        inFlight.remove(at: index)
         var actions: [Action] = []
         if let path = operation.readPath {
             if case .success = result, let echo {
@@ -165,16 +178,17 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             let operation = queue.remove(at: index)
             return operation.waiter.map { [.resume($0, .failure(.cancelledByTask))] } ?? []
         }
-        guard var operation = running, operation.id == id, let waiter = operation.waiter else { return [] }
+        guard let index = inFlight.firstIndex(where: { $0.id == id }), let waiter = inFlight[index].waiter else {
+            return []
+        }
         var actions: [Action] = [.resume(waiter, .failure(.cancelledByTask))]
-        if operation.retryAt != nil {
+        if inFlight[index].retryAt != nil {
             // Not in flight (waiting to retry): nothing holds the slot.
-            running = nil
+            let operation = inFlight.remove(at: index)
             if let path = operation.readPath { deliverHeld(path, into: &actions) }
             actions += startNext(now: now)
         } else {
-            operation.waiter = nil
-            running = operation
+            inFlight[index].waiter = nil
         }
         return actions
     }
@@ -193,10 +207,10 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             }
         }
         queue = kept
-        if var operation = running, let retryAt = operation.retryAt, retryAt <= now {
-            operation.retryAt = nil
-            running = operation
-            actions.append(.send(id: operation.id, operation.request, deadline: operation.deadline))
+        for index in inFlight.indices {
+            guard let retryAt = inFlight[index].retryAt, retryAt <= now else { continue }
+            inFlight[index].retryAt = nil
+            actions.append(.send(id: inFlight[index].id, inFlight[index].request, deadline: inFlight[index].deadline))
         }
         return actions + wakeIfNeeded()
     }
@@ -217,12 +231,14 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             if isEcho { return [] }
         }
         var actions: [Action] = []
-        if var operation = running, operation.path == path, operation.retryAt != nil {
+        var retried = false
+        for index in inFlight.indices where inFlight[index].path == path && inFlight[index].retryAt != nil {
             // Another client's operation on the attribute ended: try again now.
-            operation.retryAt = nil
-            running = operation
-            actions.append(.send(id: operation.id, operation.request, deadline: operation.deadline))
-        } else if running?.readPath == path {
+            inFlight[index].retryAt = nil
+            actions.append(.send(id: inFlight[index].id, inFlight[index].request, deadline: inFlight[index].deadline))
+            retried = true
+        }
+        if !retried, inFlight.first?.readPath == path {
             held.append((serial, value))
             return []
         }
@@ -263,24 +279,36 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
 
     // MARK: Helpers
 
+    /// Whether `operation` may be sent now, beside what is in flight.
+    private func mayStart(_ operation: Operation) -> Bool {
+        if inFlight.isEmpty { return true }
+        return operation.pipelined && inFlight.count < pipelineWindow
+            && inFlight.allSatisfy { $0.pipelined && $0.retryAt == nil }
+    }
+
     private mutating func start(_ operation: Operation) -> [Action] {
-        running = operation
-        held.removeAll(keepingCapacity: true)
+        inFlight.append(operation)
+        if operation.readPath != nil { held.removeAll(keepingCapacity: true) }
         return [.send(id: operation.id, operation.request, deadline: operation.deadline)]
     }
 
-    /// Starts the first queued operation still within its deadline; those past it fail.
+    /// Starts queued operations in order while they may go (one, or consecutive writes without
+    /// response up to the window); those past their deadline fail.
     private mutating func startNext(now: Instant) -> [Action] {
         var actions: [Action] = []
-        while !queue.isEmpty {
-            let operation = queue.removeFirst()
-            guard let waiter = operation.waiter else { continue }
+        while let operation = queue.first {
+            guard let waiter = operation.waiter else {
+                queue.removeFirst()
+                continue
+            }
             if operation.deadline <= now {
+                queue.removeFirst()
                 actions.append(.resume(waiter, .failure(Self.timeout(operation.request))))
                 continue
             }
+            guard mayStart(operation) else { break }
+            queue.removeFirst()
             actions += start(operation)
-            break
         }
         return actions
     }
@@ -296,7 +324,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     /// Asks for a wake-up at the nearest retry or queued deadline, unless one at least as
     /// early is already asked for.
     private mutating func wakeIfNeeded() -> [Action] {
-        var nearest = running?.retryAt
+        var nearest = inFlight.lazy.compactMap(\.retryAt).min()
         for operation in queue where nearest.map({ operation.deadline < $0 }) ?? true { nearest = operation.deadline }
         guard let nearest, armed.map({ nearest < $0 }) ?? true else { return [] }
         armed = nearest

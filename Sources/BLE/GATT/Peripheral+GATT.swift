@@ -165,7 +165,8 @@ extension Peripheral {
         let call = GattCall(
             path: path, interface: descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1,
             member: BlueZMethod.writeValue,
-            arguments: [.bytes(value), .dictionary(key: .string, value: .variant, options)])
+            arguments: [.bytes(value), .dictionary(key: .string, value: .variant, options)],
+            isPipelined: type == .withoutResponse && !descriptor)
         _ = try await perform(call, timeout: timeout)
     }
 

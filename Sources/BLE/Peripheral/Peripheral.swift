@@ -52,7 +52,7 @@ public actor Peripheral {
         self.central = central
         self.reconnectPolicy = policy
         self.eventBroadcast = EventBroadcast(diagnostics: session.diagnostics)
-        self.client = GattClient(session: session)
+        self.client = GattClient(session: session, pipelineWindow: options.writeWithoutResponseWindow)
         session.routeValues(of: devicePath, to: client)
     }
 
