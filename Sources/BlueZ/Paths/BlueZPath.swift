@@ -31,21 +31,14 @@ public enum BlueZPath {
     }
 
     /// What `path` names, when it follows bluetoothd's layout at every level; `nil` otherwise.
+    ///
+    /// Read byte by byte, without splitting the path into strings: discovery asks this of
+    /// every service, characteristic and descriptor it hands out.
     public static func kind(of path: ObjectPath) -> Kind? {
-        let elements = path.elements
-        guard elements.count >= 2, elements[0] == "org", elements[1] == "bluez" else { return nil }
-        if elements.count == 2 { return .manager }
-        guard let index = adapterIndex(element: elements[2]) else { return nil }
-        if elements.count == 3 { return .adapter(index: index) }
-        guard let address = deviceAddress(element: elements[3]) else { return nil }
-        if elements.count == 4 { return .device(address) }
-        guard let service = handle(element: elements[4], prefix: servicePrefix) else { return nil }
-        if elements.count == 5 { return .service(handle: service) }
-        guard let characteristic = handle(element: elements[5], prefix: characteristicPrefix) else { return nil }
-        if elements.count == 6 { return .characteristic(handle: characteristic) }
-        guard let descriptor = handle(element: elements[6], prefix: descriptorPrefix) else { return nil }
-        if elements.count == 7 { return .descriptor(handle: descriptor) }
-        return nil
+        var text = path.rawValue
+        if let kind = text.utf8.withContiguousStorageIfAvailable({ PathBytes($0).kind }) { return kind }
+        text.makeContiguousUTF8()
+        return text.utf8.withContiguousStorageIfAvailable { PathBytes($0).kind } ?? nil
     }
 
     // MARK: Building
@@ -218,5 +211,109 @@ public enum BlueZPath {
     static func hex4(_ value: UInt16) -> String {
         let hex = String(value, radix: 16)
         return String(repeating: "0", count: 4 - hex.count) + hex
+    }
+}
+
+/// An object path's bytes, parsed by ``BlueZPath/kind(of:)`` with the rules of the element
+/// parsers above (``BlueZPath/adapterIndex(element:)``, ``BlueZPath/deviceAddress(element:)``,
+/// ``BlueZPath/handle(element:prefix:)``).
+private struct PathBytes {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    var kind: BlueZPath.Kind? {
+        // Element ranges; a BlueZ path has at most 7 elements, so an eighth means "other".
+        var elements: [Range<Int>] = []
+        elements.reserveCapacity(8)
+        var index = 0
+        guard bytes.first == UInt8(ascii: "/") else { return nil }
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "/"), elements.count < 8 else { return nil }
+            let start = index + 1
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "/") { end += 1 }
+            if end == start { return nil }
+            elements.append(start..<end)
+            index = end
+        }
+        let count = elements.count
+        func element(_ n: Int) -> Range<Int> { elements[n] }
+        guard count >= 2, equals(element(0), "org"), equals(element(1), "bluez") else { return nil }
+        if count == 2 { return .manager }
+        guard let adapter = adapterIndex(element(2)) else { return nil }
+        if count == 3 { return .adapter(index: adapter) }
+        guard let address = deviceAddress(element(3)) else { return nil }
+        if count == 4 { return .device(address) }
+        guard let service = handle(element(4), prefix: "service") else { return nil }
+        if count == 5 { return .service(handle: service) }
+        guard let characteristic = handle(element(5), prefix: "char") else { return nil }
+        if count == 6 { return .characteristic(handle: characteristic) }
+        guard let descriptor = handle(element(6), prefix: "desc") else { return nil }
+        if count == 7 { return .descriptor(handle: descriptor) }
+        return nil
+    }
+
+    private func equals(_ range: Range<Int>, _ text: StaticString) -> Bool {
+        guard range.count == text.utf8CodeUnitCount else { return false }
+        let literal = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+        return zip(range, literal).allSatisfy { bytes[$0] == $1 }
+    }
+
+    private func hasPrefix(_ range: Range<Int>, _ text: StaticString) -> Bool {
+        range.count >= text.utf8CodeUnitCount
+            && equals(range.lowerBound..<(range.lowerBound + text.utf8CodeUnitCount), text)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// `hciN`: decimal digits, at most 9, no leading zero.
+    private func adapterIndex(_ range: Range<Int>) -> Int? {
+        guard hasPrefix(range, "hci") else { return nil }
+        let digits = (range.lowerBound + 3)..<range.upperBound
+        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        if digits.count > 1 && bytes[digits.lowerBound] == UInt8(ascii: "0") { return nil }
+        var value = 0
+        for index in digits {
+            let byte = bytes[index]
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    /// `dev_AA_BB_CC_DD_EE_FF`: six groups of two hex digits (either case) joined by `_`.
+    private func deviceAddress(_ range: Range<Int>) -> BluetoothAddress? {
+        guard hasPrefix(range, "dev_"), range.count == 4 + 17 else { return nil }
+        var value: UInt64 = 0
+        var index = range.lowerBound + 4
+        for group in 0..<6 {
+            if group > 0 {
+                guard bytes[index] == UInt8(ascii: "_") else { return nil }
+                index += 1
+            }
+            guard let high = Self.hexValue(bytes[index]), let low = Self.hexValue(bytes[index + 1]) else { return nil }
+            value = value << 8 | UInt64(high << 4 | low)
+            index += 2
+        }
+        return BluetoothAddress(rawValue: value)
+    }
+
+    /// `<prefix>XXXX`: exactly four hex digits (either case).
+    private func handle(_ range: Range<Int>, prefix: StaticString) -> UInt16? {
+        guard hasPrefix(range, prefix), range.count == prefix.utf8CodeUnitCount + 4 else { return nil }
+        var value: UInt16 = 0
+        for index in (range.lowerBound + prefix.utf8CodeUnitCount)..<range.upperBound {
+            guard let digit = Self.hexValue(bytes[index]) else { return nil }
+            value = value << 4 | UInt16(digit)
+        }
+        return value
     }
 }

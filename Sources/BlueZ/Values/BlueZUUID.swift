@@ -8,6 +8,9 @@ public enum BlueZUUID {
     /// The 128-bit lower-case form of `text` (16-bit `180D`, 32-bit `0000180D`, or 128-bit,
     /// with or without `0x`), or `nil` when it is not a UUID.
     public static func canonical(_ text: String) -> String? {
+        // What bluetoothd sends for every object: returned as it is, checked byte by byte
+        // (discovery converts a UUID per service, characteristic and descriptor).
+        if isCanonical(text) { return text }
         var hex = text.lowercased()
         if hex.hasPrefix("0x") { hex.removeFirst(2) }
         let isHex: (Character) -> Bool = { $0.isHexDigit && $0.isASCII }
@@ -27,6 +30,24 @@ public enum BlueZUUID {
         default:
             return nil
         }
+    }
+
+    /// Whether `text` is a 128-bit UUID already in canonical form: 36 bytes, lower-case hex,
+    /// dashes after 8, 12, 16 and 20 digits.
+    static func isCanonical(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count == 36 else { return false }
+            for (offset, byte) in bytes.enumerated() {
+                switch offset {
+                case 8, 13, 18, 23: if byte != UInt8(ascii: "-") { return false }
+                default:
+                    let digit = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    let letter = (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+                    if !digit && !letter { return false }
+                }
+            }
+            return true
+        } ?? false
     }
 
     /// The 16-bit short form when `uuid` is on the base UUID, e.g. `0x180D`.
