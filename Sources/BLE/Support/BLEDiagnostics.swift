@@ -13,8 +13,8 @@ public final class BLEDiagnostics: Sendable {
     let opened = Atomic<Int>(0)
     let ended = Atomic<Int>(0)
     private let bus: ConnectionCounters?
-    /// Suspended tasks by where they wait (file:line), for finding one that is never resumed.
-    private let waiting = PosixMutex<[String: Int]>([:])
+    /// Suspended tasks by where they wait, for finding one that is never resumed.
+    private let waiting = PosixMutex<[SuspensionSite: Int]>([:])
     /// The unique bus name of the central's connection, to find it in the bus daemon's
     /// statistics (`org.freedesktop.DBus.Debug.Stats`).
     public let connectionName: String?
@@ -45,9 +45,10 @@ public final class BLEDiagnostics: Sendable {
 
     /// Every counter, for test failures and logs, with where suspended tasks wait.
     public var summary: String {
-        let sites = waiting.withLock { $0 }.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        let sites = waiting.withLock { $0 }.filter { $0.value > 0 }.map { ($0.key.description, $0.value) }
+            .sorted { $0.0 < $1.0 }
         let waits =
-            sites.isEmpty ? "" : " (waiting: " + sites.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + ")"
+            sites.isEmpty ? "" : " (waiting: " + sites.map { "\($0.0) ×\($0.1)" }.joined(separator: ", ") + ")"
         return "continuations \(continuationsResumed)/\(continuationsCreated) resumed, "
             + "streams \(streamsEnded)/\(streamsOpened) ended, bus calls \(busCallsFinished)/\(busCallsStarted) finished"
             + waits
@@ -57,15 +58,16 @@ public final class BLEDiagnostics: Sendable {
     /// suspends with a plain `withCheckedContinuation` between the two: wrapping it in an async
     /// function would add a hop between an actor's check and its suspension (its waiter could
     /// then be queued after the wake-up it waits for, and never be resumed).
-    func willSuspend(file: String = #fileID, line: Int = #line) -> String {
-        let site = "\(file):\(line)"
+    func willSuspend(file: StaticString = #fileID, line: UInt = #line) -> SuspensionSite {
+        // A static string and a number: nothing is formatted on the path of every operation.
+        let site = SuspensionSite(file: file, line: line)
         created.add(1, ordering: .relaxed)
         waiting.withLock { $0[site, default: 0] += 1 }
         return site
     }
 
     /// Counts the task suspended at `site` as resumed.
-    func didResume(_ site: String) {
+    func didResume(_ site: SuspensionSite) {
         waiting.withLock { $0[site, default: 0] -= 1 }
         resumed.add(1, ordering: .relaxed)
     }
@@ -85,12 +87,12 @@ public final class BLEDiagnostics: Sendable {
 
 extension BLEDiagnostics? {
     /// ``BLEDiagnostics/willSuspend(file:line:)`` when counting.
-    func willSuspend(file: String = #fileID, line: Int = #line) -> String? {
+    func willSuspend(file: StaticString = #fileID, line: UInt = #line) -> SuspensionSite? {
         self?.willSuspend(file: file, line: line)
     }
 
     /// ``BLEDiagnostics/didResume(_:)`` when counting.
-    func didResume(_ site: String?) {
+    func didResume(_ site: SuspensionSite?) {
         if let self, let site { self.didResume(site) }
     }
 
@@ -105,4 +107,21 @@ extension BLEDiagnostics? {
         }
         self.track(continuation, onTermination: onTermination)
     }
+}
+
+/// Where a task suspends (`file:line`), compared by the file name's address and the line.
+struct SuspensionSite: Hashable, Sendable, CustomStringConvertible {
+    let file: StaticString
+    let line: UInt
+
+    static func == (lhs: SuspensionSite, rhs: SuspensionSite) -> Bool {
+        lhs.line == rhs.line && lhs.file.utf8Start == rhs.file.utf8Start
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(line)
+        hasher.combine(UInt(bitPattern: file.utf8Start))
+    }
+
+    var description: String { "\(file):\(line)" }
 }
