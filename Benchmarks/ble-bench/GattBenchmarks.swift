@@ -172,16 +172,19 @@ enum GattBenchmarks {
         // would drop most of them until the next round of adverts.
         options.scanBufferSize = max(options.scanBufferSize, count)
         let central = try await GattFixture.central(options: options)
-        var seen = Set<PeripheralID>()
-        seen.reserveCapacity(count)
-        var phase = GattPhase(capacity: 1)
         let scan = central.scan()
-        for try await discovery in scan {
-            seen.insert(discovery.id)
-            if seen.count == count { break }
+        let phase = try await GattFixture.onCentral(central) {
+            var seen = Set<PeripheralID>()
+            seen.reserveCapacity(count)
+            var phase = GattPhase(capacity: 1)
+            for try await discovery in scan {
+                seen.insert(discovery.id)
+                if seen.count == count { break }
+            }
+            phase.latencies.append(Meter.monotonicNanoseconds() - phase.wallStart)
+            phase.stop()
+            return phase
         }
-        phase.latencies.append(Meter.monotonicNanoseconds() - phase.wallStart)
-        phase.stop()
         return phase.json(case: "scan-\(count)", ops: count, extra: [("dropped", "\(scan.droppedCount)")])
     }
 

@@ -114,7 +114,10 @@ extension Central {
                     continuation.yield(.failure(.bluetoothGone))
                     break loop
                 }
-                if (try? tree.adapter(at: adapterPath))??.powered != true {
+                // Only a change of the adapter itself can power it off: the adapter's
+                // properties are not decoded for every advertisement.
+                let adapterChanged = changes.contains { $0.path == adapterPath }
+                if adapterChanged, (try? tree.adapter(at: adapterPath))??.powered != true {
                     continuation.yield(
                         .failure(BLEError(.poweredOff, message: "the adapter powered off during a scan")))
                     break loop

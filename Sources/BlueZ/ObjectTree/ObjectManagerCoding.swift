@@ -101,7 +101,18 @@ public enum ObjectManagerCoding {
             })
     }
 
+    /// The interfaces bluetoothd puts on its objects, found without validating their names
+    /// again (every advertisement of a new device brings three of them).
+    private static let knownInterfaces: [String: InterfaceName] = Dictionary(
+        uniqueKeysWithValues: [
+            BlueZInterface.adapter1, BlueZInterface.device1, BlueZInterface.gattService1,
+            BlueZInterface.gattCharacteristic1, BlueZInterface.gattDescriptor1, BlueZInterface.gattManager1,
+            BlueZInterface.leAdvertisingManager1, BlueZInterface.agentManager1, BlueZInterface.battery1,
+            .introspectable, .properties,
+        ].map { ($0.rawValue, $0) })
+
     private static func interfaceName(_ text: String) throws(DBusError) -> InterfaceName {
+        if let known = knownInterfaces[text] { return known }
         do {
             return try InterfaceName(text)
         } catch {

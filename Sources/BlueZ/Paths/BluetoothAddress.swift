@@ -67,18 +67,31 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
 
     private static let hexDigits = Array("0123456789ABCDEF")
 
-    /// The 48-bit value of six two-digit hex groups joined by `separator`, or `nil`.
+    /// The 48-bit value of six two-digit hex groups (either case) joined by `separator`, or
+    /// `nil`. Read byte by byte: every device a scan reports has its address parsed.
     static func parse(_ string: some StringProtocol, separator: Character) -> UInt64? {
-        let groups = string.split(separator: separator, omittingEmptySubsequences: false)
-        guard groups.count == 6 else { return nil }
+        guard let separator = separator.asciiValue else { return nil }
+        var utf8 = string.utf8.makeIterator()
         var value: UInt64 = 0
-        for group in groups {
-            guard group.count == 2, group.allSatisfy({ $0.isASCII && $0.isHexDigit }),
-                let byte = UInt8(group, radix: 16)
-            else { return nil }
-            value = value << 8 | UInt64(byte)
+        for group in 0..<6 {
+            if group > 0 {
+                guard utf8.next() == separator else { return nil }
+            }
+            guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else {
+                return nil
+            }
+            value = value << 8 | UInt64(high << 4 | low)
         }
-        return value
+        return utf8.next() == nil ? value : nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     private static func quoted(_ string: String) -> String {
