@@ -1,17 +1,21 @@
 import DBus
-import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 
 /// BlueZ's AcquireNotify fast path: notifications arrive as datagrams on a socket instead of
 /// D-Bus signals, each read straight into the subscribers' buffers. No read echo exists on
 /// this path, and the `Value` property is not updated (bluez-dbus-api.md §4.4).
 ///
 /// The subscribers outlive the socket: BlueZ hangs it up when the link drops, and the
-/// peripheral acquires a new one after reconnecting (``attach(_:)``).
+/// peripheral acquires a new one after reconnecting (``attach(_:on:)``).
 final class AcquiredNotifyChannel: Sendable {
     private struct State {
-        var subscribers: [UInt64: NotificationSubscriber] = [:]
+        var subscribers: [UInt64: NotificationSubscriber] = [:] {
+            didSet { delivery = Array(subscribers.values) }
+        }
+        /// The subscribers as an array, kept with them: handed out per datagram as it is.
+        var delivery: [NotificationSubscriber] = []
         var reader: DatagramReader?
         var finished = false
     }
@@ -37,10 +41,10 @@ final class AcquiredNotifyChannel: Sendable {
         }
     }
 
-    /// Starts reading a freshly acquired socket.
-    func attach(_ descriptor: FileDescriptor) {
-        let reader = DatagramReader(descriptor: descriptor) { [weak self] value in
-            let subscribers = self?.state.withLock { Array($0.subscribers.values) } ?? []
+    /// Starts reading a freshly acquired socket, on `connection`'s I/O thread.
+    func attach(_ descriptor: FileDescriptor, on connection: Connection) {
+        let reader = DatagramReader(descriptor: descriptor, connection: connection) { [weak self] value in
+            let subscribers = self?.state.withLock { $0.delivery } ?? []
             for subscriber in subscribers { subscriber.deliver(value) }
         } hangup: { [weak self] in
             self?.detach()
@@ -75,46 +79,74 @@ final class AcquiredNotifyChannel: Sendable {
     }
 }
 
-/// Reads datagrams from a non-blocking socket on a dispatch queue.
+/// Reads datagrams from a non-blocking socket on the bus connection's I/O thread, where the
+/// notification iterations it feeds usually run: a datagram reaches them with no other thread
+/// woken. (A dispatch thread of its own costs a context switch or two per datagram and loses
+/// no less in a burst: the simulator drops the first burst after it starts either way.)
 final class DatagramReader: Sendable {
     private let descriptor: FileDescriptor
-    /// Dispatch sources are not Sendable; the lock makes cancelling from any thread safe.
-    private let source: PosixMutex<(any DispatchSourceRead)?>
-    private static let queue = DispatchQueue(label: "swift-ble.datagrams")
+    private let connection: Connection
+    private let stopped = StopFlag()
 
     init(
-        descriptor: FileDescriptor, received: @escaping @Sendable (Data) -> Void,
+        descriptor: FileDescriptor, connection: Connection, received: @escaping @Sendable (Data) -> Void,
         hangup: @escaping @Sendable () -> Void
     ) {
         self.descriptor = descriptor
+        self.connection = connection
         let flags = fcntl(descriptor.rawValue, F_GETFL)
         _ = fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK)
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: Self.queue)
-        source.setEventHandler {
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = recv(descriptor.rawValue, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                if count > 0 || (count == 0 && !Self.hungUp(descriptor.rawValue)) {
-                    received(Data(buffer[0..<count]))
-                    continue
+        let stopped = self.stopped
+        let watching = connection.addReader(descriptor) { events in
+            guard !stopped.isSet else { return }
+            let fd = descriptor.rawValue
+            // A datagram is at most one ATT value (512 bytes) plus headroom; the buffer lives
+            // on the stack, so nothing is allocated or cleared per wake-up.
+            let ended = withUnsafeTemporaryAllocation(byteCount: 65_536, alignment: 16) { buffer -> Bool in
+                guard let base = buffer.baseAddress else { return true }
+                while true {
+                    let count = recv(fd, base, buffer.count, Int32(MSG_DONTWAIT))
+                    if count > 0 || (count == 0 && !Self.hungUp(fd, events)) {
+                        received(Data(bytes: base, count: count))
+                        continue
+                    }
+                    if count < 0 && (errno == EAGAIN || errno == EINTR) { return false }
+                    return true
                 }
-                if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
-                source.cancel()
+            }
+            if ended, stopped.set() {
+                connection.removeReader(descriptor) { descriptor.close() }
                 hangup()
-                return
             }
         }
-        source.setCancelHandler { descriptor.close() }
-        source.resume()
-        self.source = PosixMutex(source)
+        if !watching, stopped.set() { descriptor.close() }
     }
 
-    func cancel() { source.withLock { $0?.cancel() } }
+    /// A reader nobody holds stops: the loop keeps only what reading needs, not the reader.
+    deinit { cancel() }
+
+    /// Stops reading and closes the socket (BlueZ sees the hang-up and releases the acquisition).
+    func cancel() {
+        guard stopped.set() else { return }
+        let descriptor = self.descriptor
+        connection.removeReader(descriptor) { descriptor.close() }
+    }
 
     /// On SEQPACKET an empty datagram is a valid (empty) notification; EOF shows as HUP.
-    private static func hungUp(_ fd: Int32) -> Bool {
+    private static func hungUp(_ fd: Int32, _ events: Int16) -> Bool {
+        if events & Int16(POLLHUP) != 0 { return true }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         _ = poll(&poller, 1, 0)
         return poller.revents & Int16(POLLHUP) != 0
     }
+}
+
+/// Set once: the reader stops, and exactly one party closes the socket.
+private final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    var isSet: Bool { value.load(ordering: .acquiring) }
+
+    /// Sets the flag; returns whether this call set it.
+    func set() -> Bool { !value.exchange(true, ordering: .acquiringAndReleasing) }
 }

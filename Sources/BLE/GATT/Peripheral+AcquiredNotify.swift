@@ -44,7 +44,7 @@ extension Peripheral {
                             throw BLEError(
                                 .protocolError, message: "AcquireNotify replied (\(reply.signature)), not (hq)")
                         }
-                        channel.attach(descriptor)
+                        channel.attach(descriptor, on: session.connection)
                         return .success(())
                     } catch {
                         return .failure(error)

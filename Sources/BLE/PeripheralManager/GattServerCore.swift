@@ -29,11 +29,14 @@ final class GattServerCore: Sendable {
     let events: EventBroadcast<PeripheralManagerEvent>
     let requestTimeout: Duration
     let logger: BLELogger
+    /// The bus connection, whose I/O thread reads the notify channels' confirmations.
+    let connection: Connection
 
     init(
         requests: AsyncStream<PeripheralRequest>.Continuation, events: EventBroadcast<PeripheralManagerEvent>,
-        requestTimeout: Duration, logger: BLELogger
+        requestTimeout: Duration, logger: BLELogger, connection: Connection
     ) {
+        self.connection = connection
         self.requestContinuation = requests
         self.events = events
         self.requestTimeout = requestTimeout
@@ -124,7 +127,7 @@ final class GattServerCore: Sendable {
             return state.notify[path].map { ($0.uuid, state.nextToken) }
         }
         guard let (uuid, token) = found else { throw BLEError(.notFound, message: "no such characteristic") }
-        let (channel, theirs) = try NotifyChannel.open(mtu: mtu, central: central) { [events] in
+        let (channel, theirs) = try NotifyChannel.open(mtu: mtu, central: central, on: connection) { [events] in
             events.yield(.indicationConfirmed(characteristic: uuid))
         } closed: { [weak self] in
             self?.channelClosed(at: path, token: token)

@@ -26,7 +26,7 @@ final class NotifyChannel: Sendable {
 
     /// Makes a socket pair; returns the channel and the end to hand to bluetoothd.
     static func open(
-        mtu: UInt16, central: CentralID?, confirmed: @escaping @Sendable () -> Void,
+        mtu: UInt16, central: CentralID?, on connection: Connection, confirmed: @escaping @Sendable () -> Void,
         closed: @escaping @Sendable () -> Void
     ) throws(BLEError) -> (NotifyChannel, FileDescriptor) {
         var fds: [Int32] = [-1, -1]
@@ -34,18 +34,19 @@ final class NotifyChannel: Sendable {
             throw BLEError(.failed, message: "socketpair failed: errno \(errno)")
         }
         let ours = FileDescriptor(owning: fds[0])
-        let channel = NotifyChannel(descriptor: ours, mtu: mtu, central: central, confirmed: confirmed, closed: closed)
+        let channel = NotifyChannel(
+            descriptor: ours, mtu: mtu, central: central, connection: connection, confirmed: confirmed, closed: closed)
         return (channel, FileDescriptor(owning: fds[1]))
     }
 
     private init(
-        descriptor: FileDescriptor, mtu: UInt16, central: CentralID?, confirmed: @escaping @Sendable () -> Void,
-        closed: @escaping @Sendable () -> Void
+        descriptor: FileDescriptor, mtu: UInt16, central: CentralID?, connection: Connection,
+        confirmed: @escaping @Sendable () -> Void, closed: @escaping @Sendable () -> Void
     ) {
         self.descriptor = descriptor
         self.mtu = mtu
         self.central = central
-        reader = DatagramReader(descriptor: descriptor) { bytes in
+        reader = DatagramReader(descriptor: descriptor, connection: connection) { bytes in
             for byte in bytes where byte == 0x01 { confirmed() }
         } hangup: {
             closed()

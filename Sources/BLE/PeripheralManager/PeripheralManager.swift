@@ -97,7 +97,7 @@ public actor PeripheralManager {
         self.requests = requests
         core = GattServerCore(
             requests: continuation, events: eventBroadcast, requestTimeout: options.requestTimeout,
-            logger: options.logger)
+            logger: options.logger, connection: session.connection)
         session.connection.addObjectManager(at: Self.applicationPath)
         let events = session.events()
         stateBroadcast.set(Central.deriveState(session, adapter: path))

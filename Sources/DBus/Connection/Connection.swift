@@ -140,6 +140,28 @@ public final class Connection: Sendable {
         if !accepted { completion(.failure(DBusError(.disconnected, message: "the connection is closed"))) }
     }
 
+    /// Calls `onReadable` on the I/O thread, with the poll events seen (`POLLIN`, `POLLHUP`,
+    /// …), whenever `descriptor` is readable, until ``removeReader(_:then:)``: a socket read on
+    /// the thread that also runs this connection's tasks, so what it hands to them wakes no
+    /// other thread. The loop waits level-triggered: `onReadable` reads until it would block.
+    /// It must not block. Returns false when the connection is closed.
+    @discardableResult
+    public func addReader(_ descriptor: FileDescriptor, onReadable: @escaping @Sendable (Int16) -> Void) -> Bool {
+        let fd = descriptor.rawValue
+        return core.enqueue { loop in loop.addReader(fd, onReadable) }
+    }
+
+    /// Stops watching `descriptor`, then runs `then` on the I/O thread (where closing it is
+    /// safe: the loop no longer watches its number). On a closed connection `then` runs at once.
+    public func removeReader(_ descriptor: FileDescriptor, then: @escaping @Sendable () -> Void = {}) {
+        let fd = descriptor.rawValue
+        let accepted = core.enqueue { loop in
+            loop.removeReader(fd)
+            then()
+        }
+        if !accepted { then() }
+    }
+
     /// Sends a message without waiting: a signal, or a method call flagged
     /// ``DBusMessage/noReplyExpected``. Invalid messages throw here; the send itself is queued.
     public func send(_ message: DBusMessage) throws(DBusError) {

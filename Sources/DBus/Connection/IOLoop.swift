@@ -29,6 +29,9 @@ final class IOLoop {
     @exclusivity(unchecked) private var readiness = ReadinessSet()
     @exclusivity(unchecked) private var readinessStale = true
     @exclusivity(unchecked) private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
+    /// Other fds the loop reads for its users (``Connection/addReader(_:onReadable:)``), with
+    /// what to call when each is readable.
+    @exclusivity(unchecked) private var readers: [Int32: @Sendable (Int16) -> Void] = [:]
 
     // Calls (see IOLoop+Calls.swift).
     @exclusivity(unchecked) var calls: [UInt64: OutgoingCall] = [:]
@@ -230,6 +233,7 @@ final class IOLoop {
                 wanted.append((fd, events))
             }
         }
+        for fd in readers.keys { wanted.append((fd, Int16(POLLIN))) }
         // An fd that could not be registered is tried again before the next sleep.
         readinessStale = !readiness.update(wanted)
     }
@@ -240,6 +244,10 @@ final class IOLoop {
             if entry.fd == core.wakeFD {
                 var counter: UInt64 = 0
                 _ = read(core.wakeFD, &counter, 8)
+                continue
+            }
+            if let reader = readers[entry.fd] {
+                reader(entry.events)
                 continue
             }
             var flags: UInt32 = 0
@@ -301,6 +309,22 @@ final class IOLoop {
 
     fileprivate func timeoutRemoved(_ timeout: OpaquePointer) {
         timeouts[Int(bitPattern: UnsafeRawPointer(timeout))] = nil
+    }
+
+    // MARK: Readers
+
+    /// Starts calling `onReadable` (with the poll events seen) whenever `fd` is readable.
+    func addReader(_ fd: Int32, _ onReadable: @escaping @Sendable (Int16) -> Void) {
+        readers[fd] = onReadable
+        readinessStale = true
+    }
+
+    /// Stops watching `fd`; the caller closes it only after this ran, so its number is not
+    /// watched when reused.
+    func removeReader(_ fd: Int32) {
+        guard readers.removeValue(forKey: fd) != nil else { return }
+        readiness.forget(fd)
+        readinessStale = true
     }
 
     // MARK: Shutdown
