@@ -89,10 +89,9 @@ final class BlueZSession: Sendable {
                     MatchRule(
                         sender: .bus, interface: .bus, member: try MemberName("NameOwnerChanged"),
                         arguments: [0: BlueZService.busName.rawValue]),
-                ]
-            ) { [weak self] message in
-                self?.consume(message)
-            }
+                ],
+                preview: { [weak self] signal in self?.takeValueChange(signal) ?? false },
+                { [weak self] message in self?.consume(message) })
         } catch {
             throw BLEError(error)
         }
@@ -165,6 +164,21 @@ final class BlueZSession: Sendable {
     }
 
     private static let valueProperty = "Value"
+
+    /// A notification or read echo, taken as received (see ``Connection/signalHandler(matchingAny:ended:preview:_:)``):
+    /// a `PropertiesChanged` of `GattCharacteristic1` from bluetoothd's current unique name
+    /// that carries `Value` and nothing else goes to its device's client, and no message is
+    /// decoded for it. Anything else is left to ``consume(_:)``.
+    private func takeValueChange(_ signal: borrowing ReceivedSignal) -> Bool {
+        guard signal.is(BlueZSignal.propertiesChanged, of: .properties),
+            let owner = state.withLock({ $0.owner }), signal.isSent(by: owner),
+            let value = signal.changedBytes(
+                interface: BlueZInterface.gattCharacteristic1, property: Self.valueProperty),
+            let path = signal.path
+        else { return false }
+        routeValue(value, at: path, serial: signal.serial)
+        return true
+    }
     private static let valueKey = DBusValue.string(valueProperty)
 
     /// The characteristic and value of a `PropertiesChanged` of `GattCharacteristic1` that

@@ -33,14 +33,20 @@ extension Connection {
     /// between, and before any reply that the bus delivered after it resumes its caller, so
     /// state it updates here is current when such a caller reads it. `handler` must not block.
     /// Returns once the bus has the rules, as ``signals(matchingAny:buffering:)`` does.
+    ///
+    /// `preview`, when given, sees every signal this connection receives before anything
+    /// decodes it, as a ``ReceivedSignal``, and takes those it returns true for: they reach no
+    /// subscription of this connection (this handler included). For a frequent signal that a
+    /// few header fields and arguments settle. It must check the sender itself.
     public func signalHandler(
         matchingAny rules: [MatchRule], ended: @escaping @Sendable () -> Void = {},
+        preview: (@Sendable (borrowing ReceivedSignal) -> Bool)? = nil,
         _ handler: @escaping @Sendable (DBusMessage) -> Void
     ) async throws(DBusError) -> SignalHandlerSubscription {
         guard !rules.isEmpty else { throw DBusError(.invalidValue, message: "a subscription needs a rule") }
         for rule in rules { try rule.validate() }
         let state = SubscriptionState(
-            id: core.makeID(), rules: rules, sink: .handler(handler, ended: ended), core: core)
+            id: core.makeID(), rules: rules, sink: .handler(handler, ended: ended, preview: preview), core: core)
         try await register(state)
         return SignalHandlerSubscription(state: state)
     }
@@ -79,7 +85,7 @@ extension Connection {
 }
 
 /// A subscription whose signals go to a handler on the I/O thread
-/// (``Connection/signalHandler(matchingAny:ended:_:)``). Cancel it to stop; it also ends with
+/// (``Connection/signalHandler(matchingAny:ended:preview:_:)``). Cancel it to stop; it also ends with
 /// the connection.
 public struct SignalHandlerSubscription: Sendable {
     let state: SubscriptionState

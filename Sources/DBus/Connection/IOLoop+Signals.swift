@@ -27,6 +27,7 @@ extension IOLoop {
     }
 
     private func routeSignal(_ raw: OpaquePointer) {
+        if router.previewTakes(raw) { return }
         guard var message = try? MessageDecoder.decodeHeader(raw) else { return }
         let isOwnerChange =
             message.sender == .bus && message.member?.rawValue == "NameOwnerChanged"
@@ -56,6 +57,7 @@ extension IOLoop {
             return
         }
         router.subscriptions[state.id] = state
+        if case .handler(_, _, let preview?) = state.sink { router.previews[state.id] = preview }
         var remaining = 1
         var failure: DBusError?
         let step: (Result<Void, DBusError>) -> Void = { result in
@@ -76,6 +78,7 @@ extension IOLoop {
 
     func removeSubscription(_ id: UInt64) {
         guard let state = router.subscriptions.removeValue(forKey: id) else { return }
+        router.previews[id] = nil
         for rule in state.rules {
             releaseRule(rule.description)
             if let sender = rule.sender, !sender.isUnique, sender != .bus {

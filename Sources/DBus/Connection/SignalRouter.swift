@@ -7,6 +7,16 @@ struct SignalRouter {
     /// Current owners of well-known names that some rule filters on (nil: no owner).
     var owners: [BusName: BusName?] = [:]
     var ownerWatchers: [BusName: Int] = [:]
+    /// Handler subscriptions' previews (see ``SubscriptionState/Sink/handler(_:ended:preview:)``).
+    var previews: [UInt64: @Sendable (borrowing ReceivedSignal) -> Bool] = [:]
+
+    /// Offers a received signal to the previews; true when one took it.
+    func previewTakes(_ raw: OpaquePointer) -> Bool {
+        guard !previews.isEmpty else { return false }
+        let signal = ReceivedSignal(raw: raw)
+        for preview in previews.values where preview(signal) { return true }
+        return false
+    }
 
     func route(_ message: DBusMessage) {
         for subscription in subscriptions.values where subscription.rules.contains(where: { matches($0, message) }) {
@@ -38,6 +48,7 @@ struct SignalRouter {
     mutating func finishAll() {
         let all = subscriptions.values
         subscriptions.removeAll()
+        previews.removeAll()
         for subscription in all { subscription.finish() }
     }
 }

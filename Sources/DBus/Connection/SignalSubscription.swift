@@ -41,8 +41,11 @@ final class SubscriptionState: Sendable {
         /// Into a stream, buffered per its policy.
         case stream(AsyncStream<DBusMessage>.Continuation)
         /// To a function called on the I/O thread, in delivery order; `ended` runs once when
-        /// the subscription ends (cancelled, or the connection closed).
-        case handler(@Sendable (DBusMessage) -> Void, ended: @Sendable () -> Void)
+        /// the subscription ends (cancelled, or the connection closed). `preview` sees each
+        /// signal first, as received, and takes those it returns true for.
+        case handler(
+            @Sendable (DBusMessage) -> Void, ended: @Sendable () -> Void,
+            preview: (@Sendable (borrowing ReceivedSignal) -> Bool)?)
     }
 
     let id: UInt64
@@ -73,14 +76,14 @@ final class SubscriptionState: Sendable {
         guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let id = self.id
         core.enqueue { loop in loop.removeSubscription(id) }
-        if case .handler(_, let ended) = sink { ended() }
+        if case .handler(_, let ended, _) = sink { ended() }
     }
 
     /// Ends the subscription because the connection ended (the router already dropped it).
     func finish() {
         switch sink {
         case .stream(let continuation): continuation.finish()
-        case .handler(_, let ended):
+        case .handler(_, let ended, _):
             guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
             ended()
         }
@@ -92,7 +95,7 @@ final class SubscriptionState: Sendable {
             if case .dropped = continuation.yield(message) {
                 dropped.add(1, ordering: .relaxed)
             }
-        case .handler(let handle, _):
+        case .handler(let handle, _, _):
             if !finished.load(ordering: .relaxed) { handle(message) }
         }
     }

@@ -1,0 +1,80 @@
+import CDBus
+import Foundation
+
+/// A signal as libdbus received it, for a ``Connection/signalHandler(matchingAny:ended:preview:_:)``
+/// preview that takes a frequent signal without building a ``DBusMessage``: each accessor reads
+/// the one header field or argument it names.
+///
+/// Noncopyable and handed over `borrowing`: the received message is valid only while the
+/// preview runs, so nothing can keep it.
+public struct ReceivedSignal: ~Copyable {
+    private let raw: OpaquePointer
+
+    init(raw: OpaquePointer) { self.raw = raw }
+
+    /// Whether the signal is `member` of `interface` (header fields compared in place).
+    public func `is`(_ member: MemberName, of interface: InterfaceName) -> Bool {
+        guard let name = dbus_message_get_member(raw), let iface = dbus_message_get_interface(raw) else {
+            return false
+        }
+        return member.rawValue.withCString { strcmp($0, name) == 0 }
+            && interface.rawValue.withCString { strcmp($0, iface) == 0 }
+    }
+
+    /// Whether the sender is `name` (a unique name: the bus sets the sender field to one).
+    public func isSent(by name: BusName) -> Bool {
+        guard let sender = dbus_message_get_sender(raw) else { return false }
+        return name.rawValue.withCString { strcmp($0, sender) == 0 }
+    }
+
+    /// The object path that emitted it (libdbus validated it on arrival).
+    public var path: ObjectPath? { dbus_message_get_path(raw).map { ObjectPath(unchecked: String(cString: $0)) } }
+
+    /// The serial the sender gave it, which orders it against the sender's replies.
+    public var serial: UInt32 { dbus_message_get_serial(raw) }
+
+    /// For a `PropertiesChanged(s, a{sv}, as)` of `interface` that changes exactly `property`,
+    /// to a byte array, and invalidates nothing: the bytes. `nil` for any other body.
+    public func changedBytes(interface: InterfaceName, property: String) -> Data? {
+        var arguments = DBusMessageIter()
+        guard dbus_message_iter_init(raw, &arguments) != 0,
+            dbus_message_iter_get_arg_type(&arguments) == TypeCode.string,
+            Self.string(&arguments, equals: interface.rawValue),
+            dbus_message_iter_next(&arguments) != 0,
+            dbus_message_iter_get_arg_type(&arguments) == TypeCode.array,
+            dbus_message_iter_get_element_type(&arguments) == TypeCode.dictEntry
+        else { return nil }
+        var entries = DBusMessageIter()
+        dbus_message_iter_recurse(&arguments, &entries)
+        guard dbus_message_iter_get_arg_type(&entries) == TypeCode.dictEntry else { return nil }
+        var entry = DBusMessageIter()
+        dbus_message_iter_recurse(&entries, &entry)
+        guard dbus_message_iter_get_arg_type(&entry) == TypeCode.string, Self.string(&entry, equals: property),
+            dbus_message_iter_next(&entry) != 0, dbus_message_iter_get_arg_type(&entry) == TypeCode.variant
+        else { return nil }
+        var variant = DBusMessageIter()
+        dbus_message_iter_recurse(&entry, &variant)
+        guard dbus_message_iter_get_arg_type(&variant) == TypeCode.array,
+            dbus_message_iter_get_element_type(&variant) == TypeCode.byte
+        else { return nil }
+        // Exactly one changed property, and nothing invalidated.
+        guard dbus_message_iter_has_next(&entries) == 0, dbus_message_iter_next(&arguments) != 0,
+            dbus_message_iter_get_arg_type(&arguments) == TypeCode.array,
+            dbus_message_iter_get_element_count(&arguments) == 0, dbus_message_iter_has_next(&arguments) == 0
+        else { return nil }
+        var bytes = DBusMessageIter()
+        dbus_message_iter_recurse(&variant, &bytes)
+        var pointer: UnsafeMutableRawPointer?
+        var count: Int32 = 0
+        dbus_message_iter_get_fixed_array(&bytes, &pointer, &count)
+        guard let pointer, count > 0 else { return Data() }
+        return Data(bytes: pointer, count: Int(count))
+    }
+
+    private static func string(_ iterator: inout DBusMessageIter, equals expected: String) -> Bool {
+        var value: UnsafePointer<CChar>?
+        dbus_message_iter_get_basic(&iterator, &value)
+        guard let value else { return false }
+        return expected.withCString { strcmp($0, value) == 0 }
+    }
+}

@@ -1,0 +1,92 @@
+import DBusTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import DBus
+
+/// Signal handlers (`Connection.signalHandler`): signals reach the handler on the I/O thread in
+/// order, and a preview takes the frequent single-property `PropertiesChanged` as received
+/// (``ReceivedSignal``), leaving every other body to the handler.
+@Suite struct SignalPreviewTests {
+    static let widget = fixedInterface("org.example.Widget1")
+    static let propertiesChanged = SignalDeliveryTests.fixedMember("PropertiesChanged")
+
+    static func fixedInterface(_ text: String) -> InterfaceName {
+        do { return try InterfaceName(text) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// What the preview took and what reached the handler, in order.
+    final class Log: Sendable {
+        let taken = PosixMutex<[Data]>([])
+        let handled = PosixMutex<[String]>([])
+    }
+
+    static func changed(_ interface: String, _ properties: [(String, DBusValue)], invalidated: [String] = [])
+        -> [DBusValue]
+    {
+        [
+            .string(interface),
+            .dictionary(
+                key: .string, value: .variant, properties.map { DBusDictionaryEntry(.string($0.0), .variant($0.1)) }),
+            .array(.string, invalidated.map { .string($0) }),
+        ]
+    }
+
+    @Test("the preview takes exactly the one-property byte-array changes from its sender; the rest reach the handler")
+    func previewTakesOnlyItsShape() async throws {
+        try await withConnections(3) { _, connections in
+            let (emitter, listener, stranger) = (connections[0], connections[1], connections[2])
+            try exportPing(on: emitter)
+            let log = Log()
+            let owner = emitter.uniqueName
+            let subscription = try await listener.signalHandler(
+                matchingAny: [MatchRule(interface: .properties)],
+                preview: { signal in
+                    guard signal.is(Self.propertiesChanged, of: .properties), signal.isSent(by: owner),
+                        let bytes = signal.changedBytes(interface: Self.widget, property: "Value")
+                    else { return false }
+                    #expect(signal.path == TestNames.object)
+                    log.taken.withLock { $0.append(bytes) }
+                    return true
+                }
+            ) { message in
+                let interface = (try? message.argument(0, as: String.self)) ?? "?"
+                let keys: [String]
+                if case .dictionary(_, _, let entries)? = message.body.dropFirst().first {
+                    keys = entries.compactMap { if case .string(let key) = $0.key { key } else { nil } }
+                } else {
+                    keys = []
+                }
+                log.handled.withLock { $0.append("\(interface) \(keys.joined(separator: ","))") }
+            }
+            defer { subscription.cancel() }
+            let member = Self.propertiesChanged
+            func emit(_ from: Connection, _ body: [DBusValue]) throws {
+                try from.emitSignal(path: TestNames.object, interface: .properties, member: member, arguments: body)
+            }
+            try emit(emitter, Self.changed("org.example.Widget1", [("Value", .bytes(Data([1, 2])))]))
+            try emit(emitter, Self.changed("org.example.Widget1", [("Value", .bytes(Data()))]))
+            // Not the preview's: two properties, an invalidation, another interface, another
+            // type, another name, and the right shape from another sender.
+            try emit(
+                emitter, Self.changed("org.example.Widget1", [("Value", .bytes(Data([3]))), ("Other", .uint32(1))]))
+            try emit(emitter, Self.changed("org.example.Widget1", [("Value", .bytes(Data([4])))], invalidated: ["X"]))
+            try emit(emitter, Self.changed("org.example.Gadget1", [("Value", .bytes(Data([5])))]))
+            try emit(emitter, Self.changed("org.example.Widget1", [("Value", .string("five"))]))
+            try emit(emitter, Self.changed("org.example.Widget1", [("Level", .bytes(Data([6])))]))
+            try emit(stranger, Self.changed("org.example.Widget1", [("Value", .bytes(Data([7])))]))
+            try emit(emitter, Self.changed("org.example.Widget1", [("Value", .bytes(Data([8])))]))
+            // The stranger's signal left before this round trip's call; the emitter's before its reply.
+            try await roundTrip(from: stranger, to: emitter)
+            try await roundTrip(from: listener, to: emitter)
+            #expect(log.taken.withLock { $0 } == [Data([1, 2]), Data(), Data([8])])
+            let handled = log.handled.withLock { $0 }
+            #expect(handled.count == 6, "\(handled)")
+            #expect(handled.filter { $0 == "org.example.Widget1 Value" }.count == 3, "invalidated, string, stranger")
+            #expect(handled.contains("org.example.Widget1 Value,Other"))
+            #expect(handled.contains("org.example.Gadget1 Value"))
+            #expect(handled.contains("org.example.Widget1 Level"))
+        }
+    }
+}
