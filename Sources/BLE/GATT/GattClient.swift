@@ -84,7 +84,7 @@ final class GattClient: GattValueSink, Sendable {
         machine.withLock { $0.subscribe(path, id: subscriber.id, subscriber) }
     }
 
-    /// Removes a subscriber; returns whether it was the last of `path`.
+    /// Removes a subscriber; returns whether it was there.
     func unsubscribe(_ path: ObjectPath, id: UInt64) -> Bool {
         machine.withLock { $0.unsubscribe(path, id: id) }
     }

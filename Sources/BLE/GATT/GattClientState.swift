@@ -9,8 +9,9 @@ struct GattClientState {
     var stalePaths: Set<ObjectPath> = []
     // The operation order, read echoes and notification subscribers are the GATT client's
     // (``GattClient``), which the I/O thread reaches without the actor.
-    /// Characteristics BlueZ confirmed StartNotify for.
-    var notifying: Set<ObjectPath> = []
+    /// StartNotify/StopNotify per characteristic, shared by its subscribers.
+    var sessions: [ObjectPath: NotifySession] = [:]
+    var nextJoin: UInt64 = 1
     /// AcquireNotify calls in flight, which concurrent subscribers share.
     var attaching: [ObjectPath: SharedAttempt<Void>] = [:]
     /// AcquireNotify channels (the opt-in fast path), by characteristic.
@@ -21,3 +22,9 @@ struct GattClientState {
 struct WeakCharacteristic {
     weak var value: Characteristic?
 }
+
+/// A subscriber waiting for StartNotify to be confirmed.
+typealias NotifyWaiter = CheckedContinuation<Result<Void, BLEError>, Never>
+
+/// A characteristic's notifications, shared by its subscribers (see ``SharedSession``).
+typealias NotifySession = SharedSession<NotifyWaiter>

@@ -256,14 +256,14 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         return first
     }
 
-    /// Removes a subscriber; returns whether it was the last on `path`.
+    /// Removes a subscriber; returns whether it was there.
     mutating func unsubscribe(_ path: ObjectPath, id: UInt64) -> Bool {
         guard var listeners = subscribers[path], let index = listeners.firstIndex(where: { $0.id == id }) else {
             return false
         }
         listeners.remove(at: index)
         subscribers[path] = listeners.isEmpty ? nil : listeners
-        return listeners.isEmpty
+        return true
     }
 
     /// Removes and returns every subscriber of `path` (its characteristic is gone).

@@ -80,7 +80,7 @@ extension Peripheral {
                 subscriber.continuation.finish()
             }
             gatt.acquired.removeValue(forKey: path)?.finish()
-            gatt.notifying.remove(path)
+            abandonNotifySession(path)
         }
         return invalidated
     }
@@ -175,44 +175,87 @@ extension Peripheral {
     func addSubscriber(_ subscriber: NotificationSubscriber, to path: ObjectPath) async throws(BLEError) {
         // The Value route exists before StartNotify is sent, so the first values are kept.
         client.subscribe(path, subscriber)
-        do {
-            try await ensureNotifying(path)
-        } catch {
-            _ = client.unsubscribe(path, id: subscriber.id)
+        let id = gatt.nextJoin
+        gatt.nextJoin += 1
+        let site = session.diagnostics.willSuspend()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: NotifyWaiter) in
+                run(gatt.sessions[path, default: NotifySession()].join(id, waiter), for: path)
+            }
+        } onCancel: {
+            Task(executorPreference: session.connection.executor) { await self.cancelJoin(id, at: path) }
+        }
+        session.diagnostics.didResume(site)
+        if case .failure(let error) = result {
+            if client.unsubscribe(path, id: subscriber.id) { leave(path) }
             subscriber.continuation.finish()
             throw error
         }
     }
 
     func removeSubscriber(_ id: UInt64, from path: ObjectPath) async {
-        guard client.unsubscribe(path, id: id) else { return }
-        guard gatt.notifying.remove(path) != nil, connectionState == .connected else { return }
-        // A newcomer may subscribe while StopNotify waits its turn: then StopNotify would be
-        // wrong, and its own StartNotify (queued behind) restores the subscription.
-        guard !client.hasSubscribers(path) else { return }
-        _ = try? await perform(
-            GattCall(
-                path: path, interface: BlueZInterface.gattCharacteristic1, member: BlueZMethod.stopNotify, arguments: []
-            ))
+        if client.unsubscribe(path, id: id) { leave(path) }
     }
 
-    /// Sends StartNotify unless BlueZ already confirmed it. Two subscribers arriving together
-    /// may both send it: bluetoothd answers the second (queued behind the first) with success.
-    func ensureNotifying(_ path: ObjectPath) async throws(BLEError) {
-        guard !gatt.notifying.contains(path) else { return }
-        _ = try await perform(
-            GattCall(
-                path: path, interface: BlueZInterface.gattCharacteristic1, member: BlueZMethod.startNotify,
-                arguments: []))
-        gatt.notifying.insert(path)
+    private func cancelJoin(_ id: UInt64, at path: ObjectPath) {
+        run(gatt.sessions[path]?.cancelJoin(id) ?? [], for: path)
+    }
+
+    private func leave(_ path: ObjectPath) {
+        run(gatt.sessions[path]?.leave() ?? [], for: path)
+    }
+
+    /// Runs a notify session's actions: waiters are resumed at once, StartNotify and StopNotify
+    /// go out in a task of their own (in the peripheral's operation order) and report back.
+    private func run(_ actions: [NotifySession.Action], for path: ObjectPath) {
+        for action in actions {
+            switch action {
+            case .resume(let waiters, let result):
+                for waiter in waiters { waiter.resume(returning: result) }
+            case .start:
+                Task(executorPreference: session.connection.executor) { await self.notify(start: true, at: path) }
+            case .stop:
+                Task(executorPreference: session.connection.executor) { await self.notify(start: false, at: path) }
+            }
+        }
+        if gatt.sessions[path]?.isUnused == true { gatt.sessions[path] = nil }
+    }
+
+    /// Sends StartNotify or StopNotify and feeds the outcome back to the session.
+    private func notify(start: Bool, at path: ObjectPath) async {
+        let member = start ? BlueZMethod.startNotify : BlueZMethod.stopNotify
+        let outcome: Result<Void, BLEError>
+        do throws(BLEError) {
+            _ = try await perform(
+                GattCall(path: path, interface: BlueZInterface.gattCharacteristic1, member: member, arguments: []))
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        guard gatt.sessions[path] != nil else { return }
+        if start {
+            run(gatt.sessions[path]?.startFinished(outcome) ?? [], for: path)
+        } else {
+            run(gatt.sessions[path]?.stopFinished() ?? [], for: path)
+        }
     }
 
     /// After a (re)connection: BlueZ re-arms subscriptions itself across link loss, but not
     /// after a bluetoothd restart, so StartNotify is sent again (it is idempotent per client).
+    /// Waits until each is answered, so a reconnection reports done with its subscriptions in place.
     func rearmSubscriptions() async {
-        gatt.notifying.removeAll()
-        for path in client.subscribedPaths where client.hasSubscribers(path) {
-            try? await ensureNotifying(path)
+        for path in Array(gatt.sessions.keys) {
+            guard let actions = gatt.sessions[path]?.restart(), !actions.isEmpty else { continue }
+            await notify(start: true, at: path)
         }
+    }
+
+    /// Services changed: the notify sessions of vanished characteristics end; callers still
+    /// waiting for their StartNotify learn why.
+    func abandonNotifySession(_ path: ObjectPath) {
+        guard var notifySession = gatt.sessions.removeValue(forKey: path) else { return }
+        let waiters = notifySession.abandon()
+        let error = BLEError(.servicesChanged, message: "the peripheral's services changed; discover them again")
+        for waiter in waiters { waiter.resume(returning: .failure(error)) }
     }
 }
