@@ -265,15 +265,6 @@ private struct PathBytes {
             && equals(range.lowerBound..<(range.lowerBound + text.utf8CodeUnitCount), text)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
     /// `hciN`: decimal digits, at most 9, no leading zero.
     private func adapterIndex(_ range: Range<Int>) -> Int? {
         guard hasPrefix(range, "hci") else { return nil }
@@ -299,7 +290,9 @@ private struct PathBytes {
                 guard bytes[index] == UInt8(ascii: "_") else { return nil }
                 index += 1
             }
-            guard let high = Self.hexValue(bytes[index]), let low = Self.hexValue(bytes[index + 1]) else { return nil }
+            guard let high = BluetoothAddress.hexValue(bytes[index]),
+                let low = BluetoothAddress.hexValue(bytes[index + 1])
+            else { return nil }
             value = value << 8 | UInt64(high << 4 | low)
             index += 2
         }
@@ -311,7 +304,7 @@ private struct PathBytes {
         guard hasPrefix(range, prefix), range.count == prefix.utf8CodeUnitCount + 4 else { return nil }
         var value: UInt16 = 0
         for index in (range.lowerBound + prefix.utf8CodeUnitCount)..<range.upperBound {
-            guard let digit = Self.hexValue(bytes[index]) else { return nil }
+            guard let digit = BluetoothAddress.hexValue(bytes[index]) else { return nil }
             value = value << 4 | UInt16(digit)
         }
         return value

@@ -85,7 +85,8 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
         return utf8.next() == nil ? value : nil
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// The value of one ASCII hex digit (either case), or `nil`.
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
