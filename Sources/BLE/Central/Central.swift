@@ -65,7 +65,8 @@ public actor Central {
         self.stateBroadcast = Broadcast(.unknown, diagnostics: session.diagnostics)
         self.pairingAgent = PairingAgent(
             session: session, handler: options.pairingHandler, answerTimeout: options.pairingAnswerTimeout)
-        let events = session.events()
+        // The adapter's own events only: a scan's advertisements do not wake the central.
+        let events = session.events(at: path)
         stateBroadcast.set(Self.deriveState(session, adapter: path))
         let task = Task(executorPreference: session.connection.executor) { [weak self] in
             for await event in events {

@@ -11,6 +11,8 @@ import Foundation
 final class BlueZSession: Sendable {
     struct Listener {
         var prefix: ObjectPath?
+        /// Only events about `prefix` itself, not what lies below it.
+        var exact = false
         var continuation: AsyncStream<SessionEvent>.Continuation
     }
 
@@ -350,7 +352,8 @@ final class BlueZSession: Sendable {
 
     private func broadcast(_ event: SessionEvent) {
         let listeners = state.withLock { Array($0.listeners.values) }
-        for listener in listeners where listener.prefix.map(event.concerns) ?? true {
+        for listener in listeners
+        where listener.prefix.map({ listener.exact ? event.concerns(exactly: $0) : event.concerns($0) }) ?? true {
             listener.continuation.yield(event)
         }
     }
@@ -360,11 +363,22 @@ final class BlueZSession: Sendable {
     /// Events from now on, optionally only those about `prefix` and below. Registering is
     /// synchronous, so a caller that listens and then reads the tree misses nothing.
     func events(under prefix: ObjectPath? = nil) -> AsyncStream<SessionEvent> {
+        listen(prefix: prefix, exact: false)
+    }
+
+    /// Events about `path` itself (its properties and interfaces, and bluetoothd coming and
+    /// going), not about the objects below it: a central follows its adapter without being
+    /// woken by every device an advertisement adds.
+    func events(at path: ObjectPath) -> AsyncStream<SessionEvent> {
+        listen(prefix: path, exact: true)
+    }
+
+    private func listen(prefix: ObjectPath?, exact: Bool) -> AsyncStream<SessionEvent> {
         let (stream, continuation) = AsyncStream<SessionEvent>.makeStream()
         let id = state.withLock { state -> UInt64 in
             let id = state.nextListener
             state.nextListener += 1
-            state.listeners[id] = Listener(prefix: prefix, continuation: continuation)
+            state.listeners[id] = Listener(prefix: prefix, exact: exact, continuation: continuation)
             return id
         }
         diagnostics.track(continuation) { [weak self] _ in

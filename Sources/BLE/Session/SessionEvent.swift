@@ -30,6 +30,24 @@ enum SessionEvent: Sendable {
     }
 }
 
+extension SessionEvent {
+    /// Whether this event concerns `path` itself: a change of its interfaces or properties, a
+    /// signal it emitted, or the whole tree (a snapshot, a reset, bluetoothd coming and going).
+    func concerns(exactly path: ObjectPath) -> Bool {
+        switch self {
+        case .daemonGone, .daemonBack: return true
+        case .signal(let message): return message.path == path
+        case .tree(let event, let changes, _):
+            if changes.contains(where: { $0.path == path }) { return true }
+            switch event {
+            case .propertiesChanged(let changed, _, _, _): return changed == path
+            case .snapshot, .reset: return true
+            default: return false
+            }
+        }
+    }
+}
+
 extension AsyncStream {
     /// Ends the stream from the consumer's side, iterated or not: its `onTermination` runs
     /// (for a session listener, that unregisters it). Dropping an iterator cancels its stream.
