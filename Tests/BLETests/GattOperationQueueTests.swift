@@ -270,6 +270,22 @@ struct GattOperationQueueTests {
         #expect(afterRead == [], "a write without response waits behind a read")
     }
 
+    @Test(
+        "plain notifications are decided without an action; a read of the path or an expected echo takes the long way")
+    func plainDelivery() {
+        var machine = Self.connected()
+        _ = machine.subscribe(heartRate, id: 1, "S")
+        #expect(machine.plainDelivery(heartRate) == ["S"])
+        #expect(machine.plainDelivery(battery) == [], "nobody listens there")
+        let (read, _) = submit(&machine, "read", isRead: true, waiter: "A")
+        #expect(machine.plainDelivery(heartRate) == nil, "a read of it is under way")
+        #expect(machine.plainDelivery(battery) == [])
+        _ = machine.finished(read, .success("r"), echo: (Data([1]), 9), now: Self.at(1))
+        #expect(machine.plainDelivery(heartRate) == nil, "its echo is still expected")
+        _ = machine.valueChanged(heartRate, Data([1]), serial: 8)
+        #expect(machine.plainDelivery(heartRate) == ["S"])
+    }
+
     @Test("an earlier deadline asks for an earlier wake-up; a later one does not")
     func wakeUps() {
         var machine = Self.connected()

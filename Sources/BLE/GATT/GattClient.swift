@@ -75,7 +75,13 @@ final class GattClient: GattValueSink, Sendable {
     // MARK: Notifications
 
     func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32) {
-        run(machine.withLock { $0.valueChanged(path, value, serial: serial) })
+        // Most values are plain notifications: handed over with no action built.
+        let (targets, actions) = machine.withLock { machine -> ([NotificationSubscriber], [Machine.Action]) in
+            if let targets = machine.plainDelivery(path) { return (targets, []) }
+            return ([], machine.valueChanged(path, value, serial: serial))
+        }
+        for subscriber in targets { subscriber.deliver(value) }
+        run(actions)
     }
 
     /// Adds a subscriber; returns whether it is the first of `path`.

@@ -72,7 +72,10 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     private var held: [(serial: UInt32, value: Data)] = []
     /// Echoes of reads answered before their echo was seen, oldest first, by path.
     private var expectedEchoes: [ObjectPath: [(serial: UInt32, value: Data)]] = [:]
-    private var subscribers: [ObjectPath: [(id: UInt64, subscriber: Subscriber)]] = [:]
+    /// Notification subscribers by characteristic: their ids and, in the same order, the
+    /// subscribers themselves, kept as the array every delivery hands out (nothing is built
+    /// per value).
+    private var subscribers: [ObjectPath: (ids: [UInt64], targets: [Subscriber])] = [:]
     /// The earliest wake-up asked for and not yet fired.
     private var armed: Instant?
 
@@ -242,37 +245,45 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             held.append((serial, value))
             return []
         }
-        if let listeners = subscribers[path], !listeners.isEmpty {
-            actions.append(.deliver(listeners.map(\.subscriber), value))
+        if let targets = subscribers[path]?.targets {
+            actions.append(.deliver(targets, value))
         }
         return actions
+    }
+
+    /// The common case of ``valueChanged(_:_:serial:)``, decided without building an action:
+    /// when no read of `path` is under way, no echo of one is expected and nothing waits to
+    /// retry on it, the value goes to these subscribers (none: `[]`). `nil` otherwise.
+    func plainDelivery(_ path: ObjectPath) -> [Subscriber]? {
+        guard expectedEchoes[path] == nil, !inFlight.contains(where: { $0.path == path }) else { return nil }
+        return subscribers[path]?.targets ?? []
     }
 
     /// Adds a notification subscriber; returns whether it is the first on `path`.
     @discardableResult
     mutating func subscribe(_ path: ObjectPath, id: UInt64, _ subscriber: Subscriber) -> Bool {
-        let first = subscribers[path]?.isEmpty ?? true
-        subscribers[path, default: []].append((id, subscriber))
+        let first = subscribers[path] == nil
+        subscribers[path, default: ([], [])].ids.append(id)
+        subscribers[path]?.targets.append(subscriber)
         return first
     }
 
     /// Removes a subscriber; returns whether it was there.
     mutating func unsubscribe(_ path: ObjectPath, id: UInt64) -> Bool {
-        guard var listeners = subscribers[path], let index = listeners.firstIndex(where: { $0.id == id }) else {
-            return false
-        }
-        listeners.remove(at: index)
-        subscribers[path] = listeners.isEmpty ? nil : listeners
+        guard var listeners = subscribers[path], let index = listeners.ids.firstIndex(of: id) else { return false }
+        listeners.ids.remove(at: index)
+        listeners.targets.remove(at: index)
+        subscribers[path] = listeners.ids.isEmpty ? nil : listeners
         return true
     }
 
     /// Removes and returns every subscriber of `path` (its characteristic is gone).
     mutating func removeSubscribers(of path: ObjectPath) -> [Subscriber] {
-        (subscribers.removeValue(forKey: path) ?? []).map(\.subscriber)
+        subscribers.removeValue(forKey: path)?.targets ?? []
     }
 
     /// Whether `path` has subscribers.
-    func hasSubscribers(_ path: ObjectPath) -> Bool { !(subscribers[path]?.isEmpty ?? true) }
+    func hasSubscribers(_ path: ObjectPath) -> Bool { subscribers[path] != nil }
 
     /// The paths that have subscribers.
     var subscribedPaths: [ObjectPath] { Array(subscribers.keys) }
@@ -316,8 +327,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     private mutating func deliverHeld(_ path: ObjectPath, into actions: inout [Action]) {
         let values = held
         held.removeAll(keepingCapacity: true)
-        guard let listeners = subscribers[path], !listeners.isEmpty else { return }
-        let targets = listeners.map(\.subscriber)
+        guard let targets = subscribers[path]?.targets else { return }
         for entry in values { actions.append(.deliver(targets, entry.value)) }
     }
 

@@ -173,14 +173,17 @@ final class BlueZSession: Sendable {
     /// decoded for it. Anything else is left to ``consume(_:)``.
     private func takeValueChange(_ signal: borrowing ReceivedSignal) -> Bool {
         guard signal.is(BlueZSignal.propertiesChanged, of: .properties),
-            let owner = state.withLock({ $0.owner }), signal.isSent(by: owner),
             let value = signal.changedBytes(
                 interface: BlueZInterface.gattCharacteristic1, property: Self.valueProperty),
-            let path = signal.path
+            let path = signal.path, let device = BlueZPath.deviceText(containing: path)
         else { return false }
-        routeValue(value, at: path, serial: signal.serial)
+        // One lock for both: who bluetoothd is, and where its device's values go.
+        let (owner, sink) = state.withLock { ($0.owner, $0.valueSinks[device]?.sink) }
+        guard let owner, signal.isSent(by: owner) else { return false }
+        sink?.valueChanged(path, value, serial: signal.serial)
         return true
     }
+
     private static let valueKey = DBusValue.string(valueProperty)
 
     /// The characteristic and value of a `PropertiesChanged` of `GattCharacteristic1` that
