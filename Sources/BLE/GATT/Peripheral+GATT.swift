@@ -126,6 +126,26 @@ extension Peripheral {
 
     // MARK: Read and write
 
+    private static let noOptions = DBusValue.dictionary(key: .string, value: .variant, [])
+    private static let plainReadArguments = [noOptions]
+    private static let requestOptions = typeOption(.withResponse)
+    private static let commandOptions = typeOption(.withoutResponse)
+    private static let reliableOptions = typeOption(.reliable)
+
+    private static func typeOption(_ type: WriteType) -> DBusValue {
+        .dictionary(
+            key: .string, value: .variant, [DBusDictionaryEntry(.string("type"), .variant(.string(type.blueZType)))])
+    }
+
+    /// The options of a characteristic write of `type`, built once per type.
+    private static func writeOptions(_ type: WriteType) -> DBusValue {
+        switch type {
+        case .withResponse: requestOptions
+        case .withoutResponse: commandOptions
+        case .reliable: reliableOptions
+        }
+    }
+
     /// Runs one GATT call in the peripheral's operation order (see ``GattOperationQueue``).
     nonisolated func perform(_ call: GattCall, timeout: Duration? = nil) async throws(BLEError) -> DBusMessage {
         if Task.isCancelled { throw BLEError.cancelledByTask }
@@ -135,12 +155,17 @@ extension Peripheral {
     nonisolated func readValue(
         _ path: ObjectPath, offset: UInt16, timeout: Duration?, descriptor: Bool = false
     ) async throws(BLEError) -> Data {
-        var options: [DBusDictionaryEntry] = []
-        if offset > 0 { options.append(DBusDictionaryEntry(.string("offset"), .variant(.uint16(offset)))) }
+        // The usual read (no offset) reuses one argument list: nothing is built per read.
+        let arguments =
+            offset == 0
+            ? Self.plainReadArguments
+            : [
+                .dictionary(
+                    key: .string, value: .variant, [DBusDictionaryEntry(.string("offset"), .variant(.uint16(offset)))])
+            ]
         let call = GattCall(
             path: path, interface: descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1,
-            member: BlueZMethod.readValue, arguments: [.dictionary(key: .string, value: .variant, options)],
-            isCharacteristicRead: !descriptor)
+            member: BlueZMethod.readValue, arguments: arguments, isCharacteristicRead: !descriptor)
         let reply = try await perform(call, timeout: timeout)
         guard case .bytes(let value)? = reply.body.first else {
             throw BLEError(.protocolError, message: "ReadValue replied (\(reply.signature)), not (ay)")
@@ -160,12 +185,10 @@ extension Peripheral {
                     message: "\(value.count) bytes exceed the \(limit)-byte limit of a write without response")
             }
         }
-        var options: [DBusDictionaryEntry] = []
-        if !descriptor { options.append(DBusDictionaryEntry(.string("type"), .variant(.string(type.blueZType)))) }
+        let options = descriptor ? Self.noOptions : Self.writeOptions(type)
         let call = GattCall(
             path: path, interface: descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1,
-            member: BlueZMethod.writeValue,
-            arguments: [.bytes(value), .dictionary(key: .string, value: .variant, options)],
+            member: BlueZMethod.writeValue, arguments: [.bytes(value), options],
             isPipelined: type == .withoutResponse && !descriptor)
         _ = try await perform(call, timeout: timeout)
     }
