@@ -104,6 +104,10 @@ extension BLEError {
 extension BLEError {
     static func timeout(_ what: String) -> BLEError { BLEError(.timeout, message: "\(what) timed out") }
     static var cancelledByTask: BLEError { BLEError(.cancelled, message: "the task was cancelled") }
+    /// A handle (or a wait on one) whose characteristic BlueZ removed.
+    static var servicesChangedUnder: BLEError {
+        BLEError(.servicesChanged, message: "the peripheral's services changed; discover them again")
+    }
     static var bluetoothGone: BLEError {
         BLEError(.bluetoothUnavailable, message: "bluetoothd is not available", isTransient: true)
     }

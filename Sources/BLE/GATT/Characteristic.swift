@@ -129,7 +129,7 @@ final class HandleValidity: Sendable {
 
     func check() throws(BLEError) {
         guard isValid else {
-            throw BLEError(.servicesChanged, message: "the peripheral's services changed; discover them again")
+            throw BLEError.servicesChangedUnder
         }
     }
 }

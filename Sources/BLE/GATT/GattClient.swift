@@ -65,9 +65,6 @@ final class GattClient: GattValueSink, Sendable {
         return try result.get()
     }
 
-    /// Whether operations may be sent (the link is up and resolved).
-    var isLinkUp: Bool { machine.withLock { $0.isLinkUp } }
-
     func setLinkUp(_ up: Bool) { machine.withLock { $0.setLinkUp(up) } }
 
     func linkWentDown(_ error: BLEError) { run(machine.withLock { $0.linkWentDown(error) }) }
@@ -84,10 +81,9 @@ final class GattClient: GattValueSink, Sendable {
         run(actions)
     }
 
-    /// Adds a subscriber; returns whether it is the first of `path`.
-    @discardableResult
-    func subscribe(_ path: ObjectPath, _ subscriber: NotificationSubscriber) -> Bool {
-        machine.withLock { $0.subscribe(path, id: subscriber.id, subscriber) }
+    /// Adds a subscriber, whose values are delivered from now on.
+    func subscribe(_ path: ObjectPath, _ subscriber: NotificationSubscriber) {
+        _ = machine.withLock { $0.subscribe(path, id: subscriber.id, subscriber) }
     }
 
     /// Removes a subscriber; returns whether it was there.
@@ -98,10 +94,6 @@ final class GattClient: GattValueSink, Sendable {
     func removeSubscribers(of path: ObjectPath) -> [NotificationSubscriber] {
         machine.withLock { $0.removeSubscribers(of: path) }
     }
-
-    func hasSubscribers(_ path: ObjectPath) -> Bool { machine.withLock { $0.hasSubscribers(path) } }
-
-    var subscribedPaths: [ObjectPath] { machine.withLock { $0.subscribedPaths } }
 
     // MARK: Running actions
 
@@ -115,8 +107,10 @@ final class GattClient: GattValueSink, Sendable {
             case .deliver(let subscribers, let value):
                 for subscriber in subscribers { subscriber.deliver(value) }
             case .wake(let instant):
-                // Only while an operation is queued behind another or waits to retry: never
-                // on the path of an operation that runs at once.
+                // The deadlines the SDK promises for queued operations, and the pause before an
+                // InProgress retry: time itself is what is waited for. Only while an operation
+                // is queued behind another or waits to retry, never on the path of one that runs
+                // at once.
                 Task(executorPreference: session.connection.executor) { [self] in
                     try? await Task.sleep(until: instant, clock: .continuous)
                     run(machine.withLock { $0.timerFired(now: .now) })

@@ -5,8 +5,6 @@ import Foundation
 struct GattClientState {
     /// Characteristic objects handed out, by path (weak: the app owns them).
     var characteristics: [ObjectPath: WeakCharacteristic] = [:]
-    /// Paths that became invalid when the services changed.
-    var stalePaths: Set<ObjectPath> = []
     // The operation order, read echoes and notification subscribers are the GATT client's
     // (``GattClient``), which the I/O thread reaches without the actor.
     /// StartNotify/StopNotify per characteristic, shared by its subscribers.

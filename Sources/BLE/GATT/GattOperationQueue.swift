@@ -103,8 +103,6 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         return actions
     }
 
-    var isLinkUp: Bool { linkUp }
-
     // MARK: Operations
 
     /// An id for the next ``submit(_:request:path:isRead:deadline:waiter:now:)``, taken before
@@ -284,9 +282,6 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
 
     /// Whether `path` has subscribers.
     func hasSubscribers(_ path: ObjectPath) -> Bool { subscribers[path] != nil }
-
-    /// The paths that have subscribers.
-    var subscribedPaths: [ObjectPath] { Array(subscribers.keys) }
 
     // MARK: Helpers
 

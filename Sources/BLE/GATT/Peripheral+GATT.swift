@@ -29,7 +29,6 @@ extension Peripheral {
                     uuid: uuid, isPrimary: properties.primary, handle: BlueZPath.serviceHandle(of: servicePath),
                     includedServices: included, characteristics: characteristics, path: servicePath))
         }
-        gatt.stalePaths.removeAll()
         return services
     }
 
@@ -71,7 +70,6 @@ extension Peripheral {
         var invalidated = false
         for path in gatt.characteristics.keys
         where !tree.contains(path, implementing: BlueZInterface.gattCharacteristic1) {
-            gatt.stalePaths.insert(path)
             if let stale = gatt.characteristics.removeValue(forKey: path)?.value {
                 stale.validity.invalidate()
                 invalidated = true
@@ -255,7 +253,6 @@ extension Peripheral {
         } catch {
             outcome = .failure(error)
         }
-        guard gatt.sessions[path] != nil else { return }
         if start {
             run(gatt.sessions[path]?.startFinished(outcome) ?? [], for: path)
         } else {
@@ -278,7 +275,6 @@ extension Peripheral {
     func abandonNotifySession(_ path: ObjectPath) {
         guard var notifySession = gatt.sessions.removeValue(forKey: path) else { return }
         let waiters = notifySession.abandon()
-        let error = BLEError(.servicesChanged, message: "the peripheral's services changed; discover them again")
-        for waiter in waiters { waiter.resume(returning: .failure(error)) }
+        for waiter in waiters { waiter.resume(returning: .failure(.servicesChangedUnder)) }
     }
 }

@@ -100,7 +100,7 @@ extension Peripheral {
         session: BlueZSession, device: ObjectPath, events: AsyncStream<SessionEvent>
     ) async throws(BLEError) {
         func check() throws(BLEError) -> Bool {
-            guard let properties = session.withTree({ (try? $0.device(at: device)) ?? nil }) else {
+            guard let properties = session.read({ (try? $0.device(at: device)) ?? nil }) else {
                 // The mirror is emptied as bluetoothd leaves, before the event says so.
                 if !session.daemonStatus.present { throw BLEError.bluetoothGone }
                 throw BLEError(.notFound, message: "the device vanished while connecting")

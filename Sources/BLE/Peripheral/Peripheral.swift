@@ -141,7 +141,7 @@ public actor Peripheral {
                 paired: flag(DeviceProperties.Key.paired))
         }
         let devicePath = self.devicePath
-        guard let device = session.withTree({ (try? $0.device(at: devicePath)) ?? nil }) else {
+        guard let device = session.read({ (try? $0.device(at: devicePath)) ?? nil }) else {
             return DeviceFacts(present: false)
         }
         return DeviceFacts(present: true, connected: device.connected, paired: device.paired)

@@ -137,11 +137,6 @@ final class BlueZSession: Sendable {
             }
             return
         }
-        if let (path, value) = Self.valueOnlyChange(message) {
-            // The common case (every notification and read echo), without building the event.
-            routeValue(value, at: path, serial: message.serial)
-            return
-        }
         do {
             guard var event = try ObjectTreeEvent(signal: message) else {
                 broadcast(.signal(message))
@@ -151,8 +146,9 @@ final class BlueZSession: Sendable {
                 event,
                 case .bytes(let value)? = changed.removeValue(forKey: Self.valueProperty)
             {
-                // A notification, an indication or a read's echo: it goes to the one GATT
-                // client of its device and nowhere else. Nothing reads values from the mirror.
+                // A notification, an indication or a read's echo that the preview left (it came
+                // with other changes, or before bluetoothd's name was known): it goes to the one
+                // GATT client of its device and nowhere else. Nothing reads values from the mirror.
                 routeValue(value, at: path, serial: message.serial)
                 if changed.isEmpty && invalidated.isEmpty { return }
                 event = .propertiesChanged(
@@ -182,21 +178,6 @@ final class BlueZSession: Sendable {
         guard let owner, signal.isSent(by: owner) else { return false }
         sink?.valueChanged(path, value, serial: signal.serial)
         return true
-    }
-
-    private static let valueKey = DBusValue.string(valueProperty)
-
-    /// The characteristic and value of a `PropertiesChanged` of `GattCharacteristic1` that
-    /// carries `Value` and nothing else; `nil` for any other message.
-    private static func valueOnlyChange(_ message: DBusMessage) -> (ObjectPath, Data)? {
-        guard message.member == BlueZSignal.propertiesChanged, message.interface == .properties,
-            let path = message.path, message.body.count == 3,
-            case .string(let interface) = message.body[0], interface == BlueZInterface.gattCharacteristic1.rawValue,
-            case .dictionary(_, _, let entries) = message.body[1], entries.count == 1, entries[0].key == valueKey,
-            case .variant(.bytes(let value)) = entries[0].value,
-            case .array(_, let invalidated) = message.body[2], invalidated.isEmpty
-        else { return nil }
-        return (path, value)
     }
 
     private func routeValue(_ value: Data, at path: ObjectPath, serial: UInt32) {
@@ -265,7 +246,7 @@ final class BlueZSession: Sendable {
                 arguments: [.string(BlueZInterface.device1.rawValue)], timeout: callTimeout)
         }
         // Looked up without keeping a copy of the tree across the call below.
-        let characteristics = withTree { tree in
+        let characteristics = read { tree in
             tree.servicePaths(of: device).sorted().flatMap { tree.characteristicPaths(of: $0).sorted() }
         }
         guard let first = characteristics.first else { return }
@@ -390,22 +371,15 @@ final class BlueZSession: Sendable {
         return stream
     }
 
-    /// Reads the mirrored tree.
-    func read<Result>(_ body: (BlueZObjectTree) throws(BLEError) -> Result) throws(BLEError) -> Result {
-        let tree = state.withLock { $0.tree }
-        return try body(tree)
+    /// Runs `body` on the mirrored tree under the session's lock, so that no copy outlives it
+    /// (a copy still held when the I/O thread applies the next signal would make that signal
+    /// copy the whole tree). `body` must be quick and must not call back into the session.
+    func read<Result, Failure: Error>(_ body: (BlueZObjectTree) throws(Failure) -> Result) throws(Failure) -> Result {
+        try state.withLock { state throws(Failure) in try body(state.tree) }
     }
 
-    /// The mirrored tree (a copy). A copy still held when the I/O thread applies the next
-    /// signal makes that signal copy the whole tree: for a look-up made on every event, use
-    /// ``withTree(_:)``.
+    /// The mirrored tree (a copy; for a look-up made on every event, use ``read(_:)``).
     var tree: BlueZObjectTree { state.withLock { $0.tree } }
-
-    /// Runs `body` on the mirrored tree under the session's lock, so that no copy outlives it.
-    /// `body` must be quick and must not call back into the session.
-    func withTree<Result>(_ body: (BlueZObjectTree) -> Result) -> Result {
-        state.withLock { body($0.tree) }
-    }
 
     /// bluetoothd's unique name now, if it is on the bus.
     var owner: BusName? { state.withLock { $0.owner } }

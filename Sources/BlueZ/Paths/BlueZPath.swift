@@ -282,20 +282,10 @@ private struct PathBytes {
 
     /// `dev_AA_BB_CC_DD_EE_FF`: six groups of two hex digits (either case) joined by `_`.
     private func deviceAddress(_ range: Range<Int>) -> BluetoothAddress? {
-        guard hasPrefix(range, "dev_"), range.count == 4 + 17 else { return nil }
-        var value: UInt64 = 0
-        var index = range.lowerBound + 4
-        for group in 0..<6 {
-            if group > 0 {
-                guard bytes[index] == UInt8(ascii: "_") else { return nil }
-                index += 1
-            }
-            guard let high = BluetoothAddress.hexValue(bytes[index]),
-                let low = BluetoothAddress.hexValue(bytes[index + 1])
-            else { return nil }
-            value = value << 8 | UInt64(high << 4 | low)
-            index += 2
-        }
+        guard hasPrefix(range, "dev_"),
+            let value = BluetoothAddress.parse(
+                bytes: bytes[(range.lowerBound + 4)..<range.upperBound], separator: UInt8(ascii: "_"))
+        else { return nil }
         return BluetoothAddress(rawValue: value)
     }
 

@@ -71,7 +71,12 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
     /// `nil`. Read byte by byte: every device a scan reports has its address parsed.
     static func parse(_ string: some StringProtocol, separator: Character) -> UInt64? {
         guard let separator = separator.asciiValue else { return nil }
-        var utf8 = string.utf8.makeIterator()
+        return parse(bytes: string.utf8, separator: separator)
+    }
+
+    /// ``parse(_:separator:)`` on the text's bytes, for callers that hold bytes already.
+    static func parse(bytes: some Sequence<UInt8>, separator: UInt8) -> UInt64? {
+        var utf8 = bytes.makeIterator()
         var value: UInt64 = 0
         for group in 0..<6 {
             if group > 0 {

@@ -64,11 +64,7 @@ public struct ReceivedSignal: ~Copyable {
         else { return nil }
         var bytes = DBusMessageIter()
         dbus_message_iter_recurse(&variant, &bytes)
-        var pointer: UnsafeMutableRawPointer?
-        var count: Int32 = 0
-        dbus_message_iter_get_fixed_array(&bytes, &pointer, &count)
-        guard let pointer, count > 0 else { return Data() }
-        return Data(bytes: pointer, count: Int(count))
+        return MessageDecoder.bytes(&bytes)
     }
 
     private static func string(_ iterator: inout DBusMessageIter, equals expected: String) -> Bool {

@@ -106,17 +106,20 @@ enum MessageDecoder {
         }
     }
 
+    /// The bytes of an `ay` whose elements `inner` iterates, copied at once.
+    static func bytes(_ inner: inout DBusMessageIter) -> Data {
+        var pointer: UnsafeMutableRawPointer?
+        var count: Int32 = 0
+        dbus_message_iter_get_fixed_array(&inner, &pointer, &count)
+        guard let pointer, count > 0 else { return Data() }
+        return Data(bytes: pointer, count: Int(count))
+    }
+
     private static func readArray(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
         let elementCode = dbus_message_iter_get_element_type(&iter)
         var inner = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &inner)
-        if elementCode == TypeCode.byte {
-            var pointer: UnsafeMutableRawPointer?
-            var count: Int32 = 0
-            dbus_message_iter_get_fixed_array(&inner, &pointer, &count)
-            guard let pointer, count > 0 else { return .bytes(Data()) }
-            return .bytes(Data(bytes: pointer, count: Int(count)))
-        }
+        if elementCode == TypeCode.byte { return .bytes(bytes(&inner)) }
         let arrayType = try containerType(&iter)
         switch arrayType {
         case .dictionary(let key, let value):
