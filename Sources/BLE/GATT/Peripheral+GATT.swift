@@ -146,8 +146,8 @@ extension Peripheral {
 
     /// Runs one GATT call in the peripheral's operation order (see ``GattOperationQueue``).
     nonisolated func perform(_ call: GattCall, timeout: Duration? = nil) async throws(BLEError) -> DBusMessage {
-        if Task.isCancelled { throw BLEError.cancelledByTask }
-        return try await client.perform(call, timeout: timeout ?? operationTimeout)
+        // A task cancelled already is turned away by the client before anything is sent.
+        try await client.perform(call, timeout: timeout ?? operationTimeout)
     }
 
     nonisolated func readValue(
