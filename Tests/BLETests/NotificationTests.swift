@@ -109,6 +109,42 @@ struct NotificationTests {
         }
     }
 
+    @Test(
+        "a characteristic's changes reach the central only while it is subscribed; its rule goes with the last subscriber"
+    )
+    func characteristicRuleFollowsSubscription() async throws {
+        try await Self.run { fixture, central, peripheral in
+            let probe = try await BusProbe.open(fixture)
+            defer { probe.close() }
+            let name = try #require(central.diagnostics.connectionName)
+            let rate = try await Self.rate(peripheral)
+            let rules = try await matchRules(of: name, probe)
+
+            // Unsubscribed: bluetoothd echoes every read, and none of the echoes is delivered.
+            let before = central.diagnostics.busSignalsReceived
+            for _ in 0..<20 { #expect(try await rate.read() == Data([0xEE])) }
+            #expect(central.diagnostics.busSignalsReceived == before, "read echoes reached the central")
+
+            // Subscribed: one more rule, and the characteristic's signals arrive (Notifying,
+            // each value); the echoes of reads are filtered out of the notifications.
+            var values: NotificationSequence.AsyncIterator? = try await rate.subscribe().makeAsyncIterator()
+            #expect(try await matchRules(of: name, probe) == rules + 1)
+            let subscribed = central.diagnostics.busSignalsReceived
+            #expect(try await rate.read() == Data([0xEE]))
+            try Self.notify(fixture, Data([0x42]))
+            #expect(await values?.next() == Data([0x42]))
+            #expect(central.diagnostics.busSignalsReceived >= subscribed + 2, "the read echo and the notification")
+
+            values = nil
+            try await eventually("the characteristic's rule is removed") {
+                try await matchRules(of: name, probe) == rules
+            }
+            let unsubscribed = central.diagnostics.busSignalsReceived
+            for _ in 0..<5 { _ = try await rate.read() }
+            #expect(central.diagnostics.busSignalsReceived == unsubscribed)
+        }
+    }
+
     @Test("reads of a subscribed characteristic are not delivered as notifications")
     func readEchoNotDelivered() async throws {
         try await Self.run { fixture, _, peripheral in

@@ -14,11 +14,13 @@ import Foundation
 ///   once; the running call's slot stays taken until bluetoothd answers it (BlueZ still runs
 ///   it), so the next operation is never sent into a busy attribute.
 /// - **`InProgress`** (another client's operation on the attribute) is retried when that
-///   operation visibly ends (a `Value` change on the same path) or after a doubling pause,
+///   operation visibly ends (a `Value` change on the same path, which the client sees while
+///   the characteristic is subscribed) or after a doubling pause,
 ///   never past the deadline: no fixed-interval polling.
 /// - **Read echoes**: bluetoothd sends `PropertiesChanged(Value)` with every read, just before
-///   the reply; values that arrive while a characteristic is read are held, the echo dropped,
-///   the rest delivered as notifications in order.
+///   the reply (the client receives it only while the characteristic is subscribed); values
+///   that arrive while a characteristic is read are held, the echo dropped, the rest delivered
+///   as notifications in order.
 /// - **Link loss** fails every operation, running and queued, at once.
 ///
 /// Generic over what it stores for the shell, so transcripts test it with plain values:
@@ -157,7 +159,9 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             if case .success = result, let echo {
                 if let index = held.lastIndex(where: { $0.serial < echo.serial && $0.value == echo.value }) {
                     held.remove(at: index)
-                } else {
+                } else if subscribers[path] != nil {
+                    // Only a subscribed characteristic's changes reach the client (the others'
+                    // echoes are not asked of the bus), so only there can one still come.
                     expectedEchoes[path, default: []].append((echo.serial, echo.value))
                 }
             }

@@ -240,6 +240,7 @@ extension Peripheral {
             }
         }
         if gatt.sessions[path]?.isUnused == true { gatt.sessions[path] = nil }
+        if gatt.sessions[path] == nil { followedCharacteristics.removeValue(forKey: path)?.cancel() }
     }
 
     /// Sends StartNotify or StopNotify and feeds the outcome back to the session.
@@ -247,6 +248,7 @@ extension Peripheral {
         let member = start ? BlueZMethod.startNotify : BlueZMethod.stopNotify
         let outcome: Result<Void, BLEError>
         do throws(BLEError) {
+            if start { try await follow(path) }
             _ = try await perform(
                 GattCall(path: path, interface: BlueZInterface.gattCharacteristic1, member: member, arguments: []))
             outcome = .success(())
@@ -257,6 +259,19 @@ extension Peripheral {
             run(gatt.sessions[path]?.startFinished(outcome) ?? [], for: path)
         } else {
             run(gatt.sessions[path]?.stopFinished() ?? [], for: path)
+        }
+    }
+
+    /// Has the bus send `path`'s property changes before its StartNotify goes out, so that its
+    /// first values are not lost; kept until its notify session ends.
+    private func follow(_ path: ObjectPath) async throws(BLEError) {
+        guard followedCharacteristics[path] == nil else { return }
+        let subscription = try await session.followCharacteristic(path)
+        // The session may have ended, or another start followed it, while the rule was added.
+        if gatt.sessions[path] == nil || followedCharacteristics[path] != nil {
+            subscription.cancel()
+        } else {
+            followedCharacteristics[path] = subscription
         }
     }
 
@@ -273,6 +288,7 @@ extension Peripheral {
     /// Services changed: the notify sessions of vanished characteristics end; callers still
     /// waiting for their StartNotify learn why.
     func abandonNotifySession(_ path: ObjectPath) {
+        followedCharacteristics.removeValue(forKey: path)?.cancel()
         guard var notifySession = gatt.sessions.removeValue(forKey: path) else { return }
         let waiters = notifySession.abandon()
         for waiter in waiters { waiter.resume(returning: .failure(.servicesChangedUnder)) }

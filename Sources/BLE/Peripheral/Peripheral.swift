@@ -26,6 +26,9 @@ public actor Peripheral {
     var lastDisconnectReason: DisconnectReason?
     /// The GATT bookkeeping kept on the actor (see Peripheral+GATT.swift).
     var gatt = GattClientState()
+    /// The bus rules that bring subscribed characteristics' changes, by characteristic: one
+    /// while its notify session lives (see ``BlueZSession/followCharacteristic(_:)``).
+    var followedCharacteristics: [ObjectPath: SignalHandlerSubscription] = [:]
     /// The operation order, read echoes and notification delivery (see ``GattClient``).
     nonisolated let client: GattClient
     /// The pairing in flight, which concurrent ``pair(timeout:)`` calls share.
@@ -59,6 +62,7 @@ public actor Peripheral {
     deinit {
         session.stopRoutingValues(of: devicePath, to: client)
         follower?.cancel()
+        for subscription in followedCharacteristics.values { subscription.cancel() }
         reconnectTask?.cancel()
         eventBroadcast.finish()
     }

@@ -86,11 +86,10 @@ final class BlueZSession: Sendable {
             // reply bluetoothd sent after that signal resumes its caller (a reply is a barrier),
             // and no buffer or task stands between a signal and its effect.
             subscription = try await connection.signalHandler(
-                matchingAny: [
-                    MatchRule(sender: BlueZService.busName),
+                matchingAny: Self.signalRules + [
                     MatchRule(
                         sender: .bus, interface: .bus, member: try MemberName("NameOwnerChanged"),
-                        arguments: [0: BlueZService.busName.rawValue]),
+                        arguments: [0: BlueZService.busName.rawValue])
                 ],
                 preview: { [weak self] signal in self?.takeValueChange(signal) ?? false },
                 { [weak self] message in self?.consume(message) })
@@ -101,6 +100,48 @@ final class BlueZSession: Sendable {
         // Subscribed first, then read: nothing can slip between the two.
         let owner = try? await connection.nameOwner(of: BlueZService.busName)
         if let owner { await resync(owner: owner) }
+    }
+
+    /// What the session asks the bus for: bluetoothd's objects coming and going, `Device1`'s
+    /// own signals, and the property changes of every interface it mirrors but one.
+    ///
+    /// Characteristics are left out: bluetoothd sends a `PropertiesChanged(Value)` with every
+    /// read (its echo, just before the reply) and every notification, to every client whose
+    /// rules match, and a client that listened to them all would receive, decode and drop one
+    /// signal per read for nothing. A characteristic's changes come by a rule of its own while
+    /// someone subscribes to it (``followCharacteristic(_:)``); nothing else needs them (its
+    /// `MTU` is read after each connection, BlueZ quirk Q10).
+    static let signalRules: [MatchRule] = {
+        let mirrored = [
+            BlueZInterface.adapter1, BlueZInterface.device1, BlueZInterface.gattService1,
+            BlueZInterface.gattDescriptor1, BlueZInterface.leAdvertisingManager1, BlueZInterface.battery1,
+        ]
+        return [
+            MatchRule(sender: BlueZService.busName, interface: .objectManager),
+            MatchRule(sender: BlueZService.busName, interface: BlueZInterface.device1),
+        ]
+            + mirrored.map { interface in
+                MatchRule(
+                    sender: BlueZService.busName, interface: .properties, member: BlueZSignal.propertiesChanged,
+                    arguments: [0: interface.rawValue])
+            }
+    }()
+
+    /// Delivers the property changes of the characteristic at `path` (its `Notifying`, and
+    /// the `Value` changes its device's GATT client takes) until the subscription returned is
+    /// cancelled. The bus has the rule when this returns, so a `StartNotify` sent after it
+    /// cannot outrun it.
+    func followCharacteristic(_ path: ObjectPath) async throws(BLEError) -> SignalHandlerSubscription {
+        let rule = MatchRule(
+            sender: BlueZService.busName, path: path, interface: .properties, member: BlueZSignal.propertiesChanged,
+            arguments: [0: BlueZInterface.gattCharacteristic1.rawValue])
+        do {
+            return try await connection.signalHandler(matchingAny: [rule]) { [weak self] message in
+                self?.consume(message)
+            }
+        } catch {
+            throw BLEError(error)
+        }
     }
 
     /// Stops following bluetoothd and closes the bus connection; listeners' streams end.

@@ -36,6 +36,9 @@ public final class BLEDiagnostics: Sendable {
     public var busCallsStarted: Int { bus?.callsStarted ?? 0 }
     /// Those whose caller has been resumed.
     public var busCallsFinished: Int { bus?.callsFinished ?? 0 }
+    /// Signals the bus delivered to the central's connection: what following bluetoothd costs
+    /// it (a characteristic's changes come only while it is subscribed).
+    public var busSignalsReceived: Int { bus?.signalsReceived ?? 0 }
 
     /// Suspended tasks, open streams and bus calls not yet resolved, together.
     public var outstanding: Int {

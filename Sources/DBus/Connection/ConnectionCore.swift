@@ -112,6 +112,7 @@ public final class ConnectionCounters: Sendable {
     let started = Atomic<Int>(0)
     let finished = Atomic<Int>(0)
     let repliesIgnored = Atomic<Int>(0)
+    let signals = Atomic<Int>(0)
 
     /// Calls (and other suspensions) begun.
     public var callsStarted: Int { started.load(ordering: .relaxed) }
@@ -122,4 +123,7 @@ public final class ConnectionCounters: Sendable {
     /// Replies and error replies that arrived for no call awaiting one (late answers to calls
     /// that timed out or were cancelled, or replies nobody asked for) and were dropped.
     public var repliesIgnoredCount: Int { repliesIgnored.load(ordering: .relaxed) }
+    /// Signals the bus delivered to this connection (for any subscription, taken or not):
+    /// what the connection's match rules cost it.
+    public var signalsReceived: Int { signals.load(ordering: .relaxed) }
 }

@@ -27,6 +27,7 @@ extension IOLoop {
     }
 
     private func routeSignal(_ raw: OpaquePointer) {
+        core.counters.signals.add(1, ordering: .relaxed)
         if router.previewTakes(raw) { return }
         guard var message = try? MessageDecoder.decodeHeader(raw) else { return }
         let isOwnerChange =
