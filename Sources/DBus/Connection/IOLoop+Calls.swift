@@ -16,23 +16,22 @@ enum CallCompletion {
 /// A method call the loop has accepted: waiting for a free window slot, or sent.
 ///
 /// A class, so the loop updates it in place instead of copying the message in and out of
-/// ``IOLoop/calls``, and so libdbus's reply callback can carry it straight to the loop.
+/// ``IOLoop/calls``.
 final class OutgoingCall {
     let id: UInt64
     let message: DBusMessage
     let deadline: UInt64
     let completion: CallCompletion
-    unowned let loop: IOLoop
-    var pending: OpaquePointer?
-    /// The serial libdbus gave the call when sending it.
+    /// The serial libdbus gave the call when sending it; 0 while it waits for a window slot.
     var serial: UInt32 = 0
+    /// Sent and awaiting its reply (a key of ``IOLoop/sentSerials``).
+    var isSent: Bool { serial != 0 }
 
-    init(id: UInt64, message: DBusMessage, deadline: UInt64, completion: CallCompletion, loop: IOLoop) {
+    init(id: UInt64, message: DBusMessage, deadline: UInt64, completion: CallCompletion) {
         self.id = id
         self.message = message
         self.deadline = deadline
         self.completion = completion
-        self.loop = loop
     }
 }
 
@@ -85,7 +84,7 @@ extension IOLoop {
             return
         }
         if case .slot(let slot) = completion, slot.isFinished { return }
-        let call = OutgoingCall(id: id, message: message, deadline: deadline, completion: completion, loop: self)
+        let call = OutgoingCall(id: id, message: message, deadline: deadline, completion: completion)
         calls[id] = call
         if inFlight < core.options.maxCallsInFlight {
             send(call)
@@ -109,55 +108,32 @@ extension IOLoop {
             return
         }
         defer { dbus_message_unref(raw) }
-        var pending: OpaquePointer?
-        // No libdbus timeout: the loop keeps the deadline itself (see ``expireCalls()``), which
-        // spares libdbus a timeout object and us a watch callback on every send and reply.
-        let sent = dbus_connection_send_with_reply(connection, raw, &pending, cdbus_timeout_infinite) != 0
-        guard sent, let pending else {
-            let error =
-                sent
-                ? DBusError(.disconnected, message: "the connection is closed")
-                : DBusError(.limitExceeded, message: "out of memory sending a call")
-            finishCall(call.id, .failure(error))
-            return
-        }
-        // The pending call keeps its own reference to the call, dropped when libdbus frees it.
-        let retained = Unmanaged.passRetained(call)
-        guard dbus_pending_call_set_notify(pending, pendingCallDone, retained.toOpaque(), releaseCall) != 0 else {
-            retained.release()
-            dbus_pending_call_cancel(pending)
-            dbus_pending_call_unref(pending)
+        // A plain send, not libdbus's pending call: the loop matches the reply by its serial
+        // (``replyArrived(_:)``) and keeps the deadline itself (``expireCalls()``). A pending call
+        // would cost, per call, a hash-table entry, a timeout object and a ready-made NoReply
+        // error message (libdbus builds it in advance so that a timeout cannot run out of
+        // memory), all for bookkeeping the loop does anyway.
+        var serial: UInt32 = 0
+        guard dbus_connection_send(connection, raw, &serial) != 0, serial != 0 else {
             finishCall(call.id, .failure(DBusError(.limitExceeded, message: "out of memory sending a call")))
             return
         }
-        call.pending = pending
-        call.serial = dbus_message_get_serial(raw)
+        call.serial = serial
+        sentSerials[serial] = call.id
         inFlight += 1
         sentDeadlines.insert(call.deadline, call.id)
     }
 
-    fileprivate func replyArrived(_ call: OutgoingCall, _ pending: OpaquePointer) {
-        // Cancelled and failed calls have already let go of their pending call.
-        guard call.pending == pending else { return }
-        call.pending = nil
-        let reply = dbus_pending_call_steal_reply(pending)
-        dbus_pending_call_unref(pending)
-        // A reply without a sender is libdbus's own error (the connection is going away): the bus
-        // may still await the callee's answer and count the call against our limit until then.
-        if let reply, dbus_message_get_sender(reply) == nil {
-            abandon(call)
-        } else {
-            inFlight -= 1
-        }
-        let result: Result<DBusMessage, DBusError>
-        if let reply {
-            result = Self.result(of: reply, for: call)
-            dbus_message_unref(reply)
-        } else {
-            result = .failure(DBusError(.disconnected, message: "no reply"))
-        }
-        finishCall(call.id, result)
+    /// A method return or error reached the filter: the reply to a call we wait for, or one to
+    /// a call we gave up on (see ``unexpectedReplyArrived(replySerial:)``). Returns false for
+    /// the latter.
+    func replyArrived(_ reply: OpaquePointer) -> Bool {
+        let replySerial = dbus_message_get_reply_serial(reply)
+        guard let id = sentSerials.removeValue(forKey: replySerial), let call = calls[id] else { return false }
+        inFlight -= 1
+        finishCall(call.id, Self.result(of: reply, for: call))
         pumpWaitingCalls()
+        return true
     }
 
     private static func result(of reply: OpaquePointer, for call: OutgoingCall) -> Result<DBusMessage, DBusError> {
@@ -191,7 +167,7 @@ extension IOLoop {
     /// Sends queued calls while the window has room.
     private func pumpWaitingCalls() {
         while inFlight < core.options.maxCallsInFlight, let id = waitingCalls.popFirst() {
-            guard let call = calls[id], call.pending == nil else { continue }
+            guard let call = calls[id], !call.isSent else { continue }
             if case .slot(let slot) = call.completion, slot.isFinished {
                 calls[id] = nil
                 continue
@@ -211,18 +187,11 @@ extension IOLoop {
     /// until the bus delivers the reply it still awaits.
     private func giveUp(_ call: OutgoingCall, _ error: DBusError) {
         calls[call.id] = nil
-        if let pending = call.pending {
-            call.pending = nil
-            dbus_pending_call_cancel(pending)
-            dbus_pending_call_unref(pending)
-            abandon(call)
+        if call.isSent, sentSerials.removeValue(forKey: call.serial) != nil {
+            // The bus still awaits the callee's answer and counts the call against our limit.
+            abandonedSerials.insert(call.serial)
         }
         call.completion.finish(.failure(error))
-    }
-
-    /// Keeps the window slot of a sent call we no longer wait for, until its reply arrives.
-    private func abandon(_ call: OutgoingCall) {
-        if call.serial == 0 || !abandonedSerials.insert(call.serial).inserted { inFlight -= 1 }
     }
 
     /// A reply that reached the filter: if it answers an abandoned call, the bus no longer
@@ -238,14 +207,14 @@ extension IOLoop {
         guard waitingCalls.nearestDeadline != nil || sentDeadlines.min != nil else { return }
         let now = MonotonicClock.now()
         for id in waitingCalls.popExpired(now: now) {
-            guard let call = calls[id], call.pending == nil else { continue }
+            guard let call = calls[id], !call.isSent else { continue }
             finishCall(id, .failure(Self.timeoutError(call.message)))
         }
         var expiredSent = false
         // Entries of calls that ended otherwise stay in the heap until due or pruned.
         while let top = sentDeadlines.min, top.key <= now {
             sentDeadlines.removeMin()
-            guard let call = calls[top.value], call.pending != nil else { continue }
+            guard let call = calls[top.value], call.isSent else { continue }
             giveUp(call, Self.timeoutError(call.message))
             expiredSent = true
         }
@@ -257,7 +226,7 @@ extension IOLoop {
     func pruneSentDeadlines() {
         guard sentDeadlines.count > 4 * calls.count + 64 || (calls.isEmpty && sentDeadlines.count > 0) else { return }
         sentDeadlines.removeAll()
-        for call in calls.values where call.pending != nil { sentDeadlines.insert(call.deadline, call.id) }
+        for call in calls.values where call.isSent { sentDeadlines.insert(call.deadline, call.id) }
     }
 
     func failAllCalls(with error: DBusError) {
@@ -266,26 +235,8 @@ extension IOLoop {
         waitingCalls.removeAll()
         sentDeadlines.removeAll()
         inFlight = 0
+        sentSerials.removeAll()
         abandonedSerials.removeAll()
-        for call in all.values {
-            if let pending = call.pending {
-                call.pending = nil
-                dbus_pending_call_cancel(pending)
-                dbus_pending_call_unref(pending)
-            }
-            call.completion.finish(.failure(error))
-        }
+        for call in all.values { call.completion.finish(.failure(error)) }
     }
-}
-
-private func pendingCallDone(_ pending: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-    guard let pending, let data else { return }
-    let call = Unmanaged<OutgoingCall>.fromOpaque(data).takeUnretainedValue()
-    // Handling the reply unrefs the pending call, which drops its reference to `call`.
-    withExtendedLifetime(call) { call.loop.replyArrived(call, pending) }
-}
-
-private func releaseCall(_ data: UnsafeMutableRawPointer?) {
-    guard let data else { return }
-    Unmanaged<OutgoingCall>.fromOpaque(data).release()
 }

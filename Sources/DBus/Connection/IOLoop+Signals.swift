@@ -1,7 +1,7 @@
 import CDBus
 
 extension IOLoop {
-    /// The libdbus filter: every incoming message that is not a reply to a pending call.
+    /// The libdbus filter: every incoming message (the loop makes no libdbus pending calls).
     func handleIncoming(_ raw: OpaquePointer) -> DBusHandlerResult {
         switch dbus_message_get_type(raw) {
         case MessageTypeCode.signal:
@@ -15,9 +15,9 @@ extension IOLoop {
             handleMethodCall(raw)
             return DBUS_HANDLER_RESULT_HANDLED
         case MessageTypeCode.methodReturn, MessageTypeCode.error:
-            // libdbus hands replies to pending calls straight to them, so a reply that reaches
-            // the filter answers nothing we wait for: a call we cancelled or timed out, or one
-            // that was never made. It is dropped, and counted.
+            if replyArrived(raw) { return DBUS_HANDLER_RESULT_HANDLED }
+            // A reply to nothing we wait for: a call we cancelled or timed out, or one that was
+            // never made. It is dropped, and counted.
             core.counters.repliesIgnored.add(1, ordering: .relaxed)
             unexpectedReplyArrived(replySerial: dbus_message_get_reply_serial(raw))
             return DBUS_HANDLER_RESULT_HANDLED

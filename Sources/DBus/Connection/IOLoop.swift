@@ -40,6 +40,8 @@ final class IOLoop {
     /// or pruned.
     @exclusivity(unchecked) var sentDeadlines = MinHeap<UInt64, UInt64>()
     var inFlight = 0
+    /// Sent calls awaiting their reply: call ID by the serial the reply will name.
+    @exclusivity(unchecked) var sentSerials: [UInt32: UInt64] = [:]
     /// Who called lately, for decoding the next call (see ``RecentBusNames``).
     @exclusivity(unchecked) var recentNames = RecentBusNames()
     /// Serials of calls we gave up on (timed out or cancelled) that the bus still counts as
