@@ -42,7 +42,7 @@ final class GattClient: GattValueSink, Sendable {
 
     /// Runs `call` in its turn, within `timeout` counted from now; ends on the reply, an error,
     /// the deadline, link loss or task cancellation, whichever comes first.
-    func perform(_ call: GattCall, timeout: Duration) async throws(BLEError) -> DBusMessage {
+    nonisolated(nonsending) func perform(_ call: GattCall, timeout: Duration) async throws(BLEError) -> DBusMessage {
         let deadline = ContinuousClock.now + timeout
         let id = machine.withLock { $0.reserve() }
         let site = session.diagnostics.willSuspend()

@@ -145,12 +145,14 @@ extension Peripheral {
     }
 
     /// Runs one GATT call in the peripheral's operation order (see ``GattOperationQueue``).
-    nonisolated func perform(_ call: GattCall, timeout: Duration? = nil) async throws(BLEError) -> DBusMessage {
+    nonisolated(nonsending) func perform(_ call: GattCall, timeout: Duration? = nil) async throws(BLEError)
+        -> DBusMessage
+    {
         // A task cancelled already is turned away by the client before anything is sent.
         try await client.perform(call, timeout: timeout ?? operationTimeout)
     }
 
-    nonisolated func readValue(
+    nonisolated(nonsending) func readValue(
         _ path: ObjectPath, offset: UInt16, timeout: Duration?, descriptor: Bool = false
     ) async throws(BLEError) -> Data {
         // The usual read (no offset) reuses one argument list: nothing is built per read.
@@ -171,7 +173,7 @@ extension Peripheral {
         return value
     }
 
-    nonisolated func writeValue(
+    nonisolated(nonsending) func writeValue(
         _ path: ObjectPath, _ value: Data, type: WriteType, timeout: Duration?, descriptor: Bool = false
     ) async throws(BLEError) {
         // 20 bytes fit every link (ATT's smallest MTU is 23): only longer values need the limit.
