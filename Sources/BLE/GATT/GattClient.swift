@@ -111,8 +111,8 @@ final class GattClient: GattValueSink, Sendable {
                 // InProgress retry: time itself is what is waited for. Only while an operation
                 // is queued behind another or waits to retry, never on the path of one that runs
                 // at once.
-                Task(executorPreference: session.connection.executor) { [self] in
-                    try? await Task.sleep(until: instant, clock: .continuous)
+                // The loop's own timer: the wake-up runs on the I/O thread, with no task.
+                session.connection.schedule(after: instant - .now) { [self] in
                     run(machine.withLock { $0.timerFired(now: .now) })
                 }
             }

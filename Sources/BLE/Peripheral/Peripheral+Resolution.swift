@@ -82,7 +82,10 @@ extension Peripheral {
             }
             if let grace {
                 group.addTask {
-                    do { try await Task.sleep(for: grace) } catch { return .failed(BLEError.cancelledByTask) }
+                    // Timed by the bus connection's loop: no timer thread wakes for it.
+                    do throws(DBusError) { try await session.connection.sleep(for: grace) } catch {
+                        return .failed(error.code == .cancelled ? BLEError.cancelledByTask : BLEError(error))
+                    }
                     return .stalled
                 }
             }

@@ -270,36 +270,35 @@ final class BlueZSession: Sendable {
     }
 
     /// Brings the mirror of a device that just resolved up to date, at a cost that does not
-    /// depend on how many other objects bluetoothd holds: no `GetManagedObjects`.
+    /// depend on how many other objects bluetoothd holds: no `GetManagedObjects`, and one call.
     ///
     /// bluetoothd may send `ServicesResolved=true` before the last GATT `InterfacesAdded`
     /// (Q1), but it flushes every pending signal before it sends any reply, and signals are
-    /// applied as they are dispatched (``consume(_:)``): once the reply to a call made now has
-    /// arrived, the mirror holds every object added before it. The call is a `GetAll` of the
-    /// device, which also repairs a `Connected` that bluetoothd never announced. Then `MTU`
-    /// (Q10: dropped and restored without a signal; one value per link) is read from one of the
-    /// device's characteristics and stored on all of them.
+    /// applied as they are dispatched (``consume(_:)``): once the reply to any call made now
+    /// has arrived, the mirror holds every object added before it. That call is the read of
+    /// `MTU` (Q10: dropped and restored without a signal; one value per link) from a
+    /// characteristic the mirror already holds, and the value is stored on all of them. Only
+    /// when none has arrived yet does a `GetAll` of the device go first, as the barrier.
+    /// (A `Connected` bluetoothd never announced is repaired where it shows: a Connect answered
+    /// on a device the mirror thinks disconnected, or `ServicesResolved=true` on one.)
     func refreshResolvedDevice(_ device: ObjectPath) async {
-        if await !refreshProperties(at: device, interface: BlueZInterface.device1) {
-            // Another re-read of the device is under way; its reply may predate the objects.
+        var probe = read { Self.characteristicPaths(of: device, in: $0).first }
+        if probe == nil {
             _ = try? await connection.call(
                 destination: BlueZService.busName, path: device, interface: .properties, member: BlueZMethod.getAll,
                 arguments: [.string(BlueZInterface.device1.rawValue)], timeout: callTimeout)
+            probe = read { Self.characteristicPaths(of: device, in: $0).first }
         }
-        // Looked up without keeping a copy of the tree across the call below.
-        let characteristics = read { tree in
-            tree.servicePaths(of: device).sorted().flatMap { tree.characteristicPaths(of: $0).sorted() }
-        }
-        guard let first = characteristics.first else { return }
-        guard
+        guard let probe,
             let reply = try? await connection.call(
-                destination: BlueZService.busName, path: first, interface: .properties, member: BlueZMethod.get,
+                destination: BlueZService.busName, path: probe, interface: .properties, member: BlueZMethod.get,
                 arguments: [.string(BlueZInterface.gattCharacteristic1.rawValue), .string(Self.mtuProperty)],
                 timeout: callTimeout),
             case .variant(.uint16(let mtu))? = reply.body.first
         else { return }
         state.withLock { state in
-            for path in characteristics
+            // Listed after the reply: every characteristic the barrier brought gets the value.
+            for path in Self.characteristicPaths(of: device, in: state.tree)
             where state.tree.interfaces(at: path)?[BlueZInterface.gattCharacteristic1]?[Self.mtuProperty]
                 != .uint16(mtu)
             {
@@ -309,6 +308,10 @@ final class BlueZSession: Sendable {
                         invalidated: []))
             }
         }
+    }
+
+    private static func characteristicPaths(of device: ObjectPath, in tree: BlueZObjectTree) -> [ObjectPath] {
+        tree.servicePaths(of: device).sorted().flatMap { tree.characteristicPaths(of: $0).sorted() }
     }
 
     private static let mtuProperty = "MTU"

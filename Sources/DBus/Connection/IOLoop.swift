@@ -48,6 +48,10 @@ final class IOLoop {
     /// awaiting a reply; each keeps its window slot until that reply reaches the filter.
     var abandonedSerials: Set<UInt32> = []
 
+    // Timers (see IOLoop+Timers.swift).
+    @exclusivity(unchecked) var timerJobs: [UInt64: (Bool) -> Void] = [:]
+    @exclusivity(unchecked) var timerDeadlines = MinHeap<UInt64, UInt64>()
+
     // Signals (see IOLoop+Signals.swift).
     var router = SignalRouter()
     var pendingRuleAdds: [String: [(Result<Void, DBusError>) -> Void]] = [:]
@@ -155,6 +159,7 @@ final class IOLoop {
             if ready > 0 { handleReadyFDs(ready) }
             fireExpiredTimeouts()
             expireCalls()
+            fireTimers()
         }
         closeQueue()
         drainJobs()
@@ -214,6 +219,7 @@ final class IOLoop {
         for entry in timeouts.values where entry.deadline < nearest { nearest = entry.deadline }
         if let queued = waitingCalls.nearestDeadline, queued < nearest { nearest = queued }
         if let sent = sentDeadlines.min?.key, sent < nearest { nearest = sent }
+        if let timer = timerDeadlines.min?.key, timer < nearest { nearest = timer }
         if nearest == .max { return -1 }
         return MonotonicClock.millisecondsUntil(nearest)
     }
@@ -344,6 +350,7 @@ final class IOLoop {
         stopping = true
         closeQueue()
         failAllCalls(with: reason)
+        endTimers()
         router.finishAll()
     }
 

@@ -1,0 +1,44 @@
+extension Connection {
+    /// Suspends the calling task for `duration`, timed by the connection's I/O loop: no timer
+    /// thread is woken, and the task resumes on the executor it prefers (on the I/O thread
+    /// itself for one that prefers ``executor``). The loop's clock has millisecond steps and
+    /// never wakes early.
+    ///
+    /// - Throws: ``DBusError/Code/cancelled`` as soon as the task is cancelled,
+    ///   ``DBusError/Code/disconnected`` when the connection is or becomes closed first.
+    public func sleep(for duration: Duration) async throws(DBusError) {
+        if Task.isCancelled { throw DBusError(.cancelled, message: "the task was cancelled") }
+        let core = self.core
+        let id = core.makeID()
+        let deadline = MonotonicClock.deadline(after: duration)
+        let slot = CallSlot(counters: core.counters)
+        let result = await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                slot.register(continuation)
+                let accepted = core.enqueue { loop in
+                    loop.addTimer(id, deadline: deadline) { fired in
+                        slot.finish(fired ? CallSlot.done : .failure(Self.closedError))
+                    }
+                }
+                if !accepted { slot.finish(.failure(Self.closedError)) }
+            }
+        } onCancel: {
+            if slot.finish(.failure(DBusError(.cancelled, message: "the task was cancelled"))) {
+                core.enqueue { loop in loop.cancelTimer(id) }
+            }
+        }
+        _ = try result.get()
+    }
+
+    /// Calls `fire` on the I/O thread once `duration` has passed, or as soon as the connection
+    /// closes (at once, on the calling thread, when it is closed already): a wake-up for code
+    /// that keeps its own deadlines and checks them when called. `fire` must not block.
+    public func schedule(after duration: Duration, _ fire: @escaping @Sendable () -> Void) {
+        let deadline = MonotonicClock.deadline(after: duration)
+        let id = core.makeID()
+        let accepted = core.enqueue { loop in loop.addTimer(id, deadline: deadline) { _ in fire() } }
+        if !accepted { fire() }
+    }
+
+    private static var closedError: DBusError { DBusError(.disconnected, message: "the connection is closed") }
+}
