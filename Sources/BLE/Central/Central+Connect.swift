@@ -77,7 +77,7 @@ extension Central {
         let session = self.session
         let events = session.events(under: adapterPath)
         defer { events.cancel() }
-        return try await withDeadline(timeout, what: "looking for the peripheral") {
+        return try await withDeadline(timeout, what: "looking for the peripheral", timedBy: session.connection) {
             () throws(BLEError) -> ObjectPath? in
             if let path = session.tree.devicePath(address: address, adapter: adapterPath) { return path }
             for await event in events {

@@ -217,7 +217,7 @@ public actor Peripheral {
             return
         }
         Task(executorPreference: session.connection.executor) { [weak self] in
-            let off = try? await withDeadline(Self.adapterPowerGrace, what: "waiting for the adapter") {
+            let off = try? await withDeadline(Self.adapterPowerGrace, what: "waiting for the adapter", timedBy: session.connection) {
                 () throws(BLEError) -> Bool in
                 var events = adapterEvents.makeAsyncIterator()
                 while true {
@@ -283,7 +283,7 @@ public actor Peripheral {
         let devicePath = self.devicePath
         let agent = central?.pairingAgent
         do {
-            try await withDeadline(timeout, what: "connecting") { () throws(BLEError) in
+            try await withDeadline(timeout, what: "connecting", timedBy: session.connection) { () throws(BLEError) in
                 // Registered before the link is up: a peripheral may ask for security at once,
                 // and bluetoothd then asks its default agent. A failure shows at pair().
                 try? await agent?.register()
@@ -322,7 +322,7 @@ public actor Peripheral {
     /// Whether bluetoothd is gone or leaves the bus within a moment.
     private static func daemonLeaves(_ session: BlueZSession, _ events: AsyncStream<SessionEvent>) async -> Bool {
         guard session.daemonStatus.present else { return true }
-        let left = try? await withDeadline(.milliseconds(250), what: "waiting for bluetoothd to leave") {
+        let left = try? await withDeadline(.milliseconds(250), what: "waiting for bluetoothd to leave", timedBy: session.connection) {
             () throws(BLEError) -> Bool in
             for await event in events { if case .daemonGone = event { return true } }
             return false

@@ -12,7 +12,7 @@ extension BlueZSession {
         _ events: AsyncStream<SessionEvent>, within limit: Duration = settleLimit,
         until condition: @escaping @Sendable (BlueZObjectTree) -> Bool
     ) async {
-        _ = try? await withDeadline(limit, what: "waiting for bluetoothd's signals") { () throws(BLEError) in
+        _ = try? await withDeadline(limit, what: "waiting for bluetoothd's signals", timedBy: connection) { () throws(BLEError) in
             if condition(self.tree) { return }
             for await _ in events where condition(self.tree) { return }
         }
