@@ -88,6 +88,13 @@ public struct BlueZObjectTree: Sendable, Hashable {
     private mutating func add(
         _ interfaces: [InterfaceName: [String: DBusValue]], at path: ObjectPath
     ) -> [ObjectTreeChange] {
+        if objects[path] == nil, !interfaces.isEmpty, !interfaces.values.contains(where: Self.holdsVariant) {
+            // A new object as decoded (every advertiser's first signal): stored as it came,
+            // in one insertion, with no copy of its dictionaries.
+            objects[path] = interfaces
+            if let parent = path.parent { childIndex[parent, default: []].insert(path) }
+            return interfaces.keys.sorted().map { .added(path, $0) }
+        }
         var changes: [ObjectTreeChange] = []
         for interface in interfaces.keys.sorted() {
             guard let properties = interfaces[interface].map(Self.normalized) else { continue }
@@ -146,6 +153,11 @@ public struct BlueZObjectTree: Sendable, Hashable {
         let invalidated = old.keys.filter { new[$0] == nil }.sorted()
         if changed.isEmpty && invalidated.isEmpty { return [] }
         return [.changed(path, interface, changedKeys: changed, invalidatedKeys: invalidated)]
+    }
+
+    /// Whether a property value is still wrapped in a variant (``normalized(_:)`` unwraps it).
+    private static func holdsVariant(_ properties: [String: DBusValue]) -> Bool {
+        properties.values.contains { if case .variant = $0 { true } else { false } }
     }
 
     /// Property values as stored: one variant level unwrapped.
