@@ -30,7 +30,7 @@ final class AcquiredNotifyChannel: Sendable {
             if !state.finished { state.subscribers[subscriber.id] = subscriber }
             return state.finished
         }
-        if finished { subscriber.continuation.finish() }
+        if finished { subscriber.buffer.finish() }
     }
 
     /// Removes a subscriber; returns whether none is left.
@@ -75,7 +75,7 @@ final class AcquiredNotifyChannel: Sendable {
             return (state.reader, Array(state.subscribers.values))
         }
         reader?.cancel()
-        for subscriber in subscribers { subscriber.continuation.finish() }
+        for subscriber in subscribers { subscriber.buffer.finish() }
     }
 }
 

@@ -94,12 +94,12 @@ public actor Characteristic {
     public func subscribe() async throws(BLEError) -> NotificationSequence {
         try validity.check()
         let counters = NotificationCounters()
-        let (stream, subscriber) = NotificationSequence.makeIteration(peripheral: peripheral, counters: counters)
+        let (consumer, subscriber) = NotificationSequence.makeIteration(peripheral: peripheral, counters: counters)
         NotificationSequence.unsubscribeOnTermination(subscriber, peripheral: peripheral, path: path)
         try await peripheral.addSubscriber(subscriber, to: path)
         return NotificationSequence(
             peripheral: peripheral, path: path, validity: validity, counters: counters,
-            prepared: PreparedIteration(stream: stream, subscriber: subscriber))
+            prepared: PreparedIteration(consumer: consumer, subscriber: subscriber))
     }
 
     /// Reads a descriptor.

@@ -39,12 +39,12 @@ public struct NotificationSequence: AsyncSequence, Sendable {
 
     /// Starts an iteration (and the subscription, if it is the first).
     public func makeAsyncIterator() -> AsyncIterator {
-        if let stream = prepared?.take() { return AsyncIterator(base: stream.makeAsyncIterator()) }
-        let (stream, subscriber) = Self.makeIteration(peripheral: peripheral, counters: counters)
+        if let consumer = prepared?.take() { return AsyncIterator(consumer: consumer) }
+        let (consumer, subscriber) = Self.makeIteration(peripheral: peripheral, counters: counters)
         guard validity.isValid else {
             // A characteristic that is gone notifies nothing: the iteration ends at once.
-            subscriber.continuation.finish()
-            return AsyncIterator(base: stream.makeAsyncIterator())
+            subscriber.buffer.finish()
+            return AsyncIterator(consumer: consumer)
         }
         let peripheral = self.peripheral
         let path = self.path
@@ -58,16 +58,15 @@ public struct NotificationSequence: AsyncSequence, Sendable {
             }
         }
         Self.unsubscribeOnTermination(subscriber, peripheral: peripheral, path: path, acquired: acquired, task: task)
-        return AsyncIterator(base: stream.makeAsyncIterator())
+        return AsyncIterator(consumer: consumer)
     }
 
-    /// One iteration's stream and its end of the fan-out, not registered yet.
+    /// One iteration's consuming end and its end of the fan-out, not registered yet.
     static func makeIteration(
         peripheral: Peripheral, counters: NotificationCounters
-    ) -> (AsyncStream<Data>, NotificationSubscriber) {
-        let size = peripheral.notificationBufferSize
-        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(Swift.max(1, size)))
-        return (stream, NotificationSubscriber(continuation: continuation, counters: counters))
+    ) -> (NotificationConsumer, NotificationSubscriber) {
+        let buffer = NotificationBuffer(capacity: peripheral.notificationBufferSize)
+        return (NotificationConsumer(buffer), NotificationSubscriber(buffer: buffer, counters: counters))
     }
 
     /// Ending the iteration (or the subscription failing) unregisters the subscriber.
@@ -75,7 +74,7 @@ public struct NotificationSequence: AsyncSequence, Sendable {
         _ subscriber: NotificationSubscriber, peripheral: Peripheral, path: ObjectPath, acquired: Bool = false,
         task: Task<Void, Never>? = nil
     ) {
-        peripheral.session.diagnostics.track(subscriber.continuation) { _ in
+        peripheral.session.diagnostics.track(subscriber.buffer) {
             task?.cancel()
             Task(executorPreference: peripheral.session.connection.executor) {
                 if acquired {
@@ -89,12 +88,12 @@ public struct NotificationSequence: AsyncSequence, Sendable {
 
     /// Yields values in arrival order.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<Data>.AsyncIterator
+        let consumer: NotificationConsumer
         /// The next value, `nil` once the sequence ended.
-        public mutating func next() async -> Data? { await base.next() }
+        public mutating func next() async -> Data? { await consumer.buffer.next() }
         /// The next value, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Data? {
-            await base.next(isolation: actor)
+            await consumer.buffer.next()
         }
     }
 }
@@ -108,29 +107,29 @@ final class NotificationCounters: Sendable {
 final class NotificationSubscriber: Sendable {
     private static let ids = Atomic<UInt64>(1)
     let id = NotificationSubscriber.ids.wrappingAdd(1, ordering: .relaxed).oldValue
-    let continuation: AsyncStream<Data>.Continuation
+    let buffer: NotificationBuffer
     let counters: NotificationCounters
 
-    init(continuation: AsyncStream<Data>.Continuation, counters: NotificationCounters) {
-        self.continuation = continuation
+    init(buffer: NotificationBuffer, counters: NotificationCounters) {
+        self.buffer = buffer
         self.counters = counters
     }
 
     func deliver(_ value: Data) {
-        if case .dropped = continuation.yield(value) { counters.dropped.add(1, ordering: .relaxed) }
+        if case .dropped = buffer.yield(value) { counters.dropped.add(1, ordering: .relaxed) }
     }
 }
 
 /// An iteration registered before its sequence is iterated: the first iterator takes it over;
 /// if none does, releasing the sequence unsubscribes.
 final class PreparedIteration: Sendable {
-    private let slot: PosixMutex<(stream: AsyncStream<Data>, subscriber: NotificationSubscriber)?>
+    private let slot: PosixMutex<(consumer: NotificationConsumer, subscriber: NotificationSubscriber)?>
 
-    init(stream: AsyncStream<Data>, subscriber: NotificationSubscriber) {
-        slot = PosixMutex((stream, subscriber))
+    init(consumer: NotificationConsumer, subscriber: NotificationSubscriber) {
+        slot = PosixMutex((consumer, subscriber))
     }
 
-    func take() -> AsyncStream<Data>? { slot.withLock { $0.take() }?.stream }
+    func take() -> NotificationConsumer? { slot.withLock { $0.take() }?.consumer }
 
-    deinit { slot.withLock { $0.take() }?.subscriber.continuation.finish() }
+    deinit { slot.withLock { $0.take() }?.subscriber.buffer.finish() }
 }

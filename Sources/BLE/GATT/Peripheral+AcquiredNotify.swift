@@ -13,7 +13,7 @@ extension Peripheral {
                 channel.finish()
                 gatt.acquired[path] = nil
             }
-            subscriber.continuation.finish()
+            subscriber.buffer.finish()
         }
     }
 

@@ -75,7 +75,7 @@ extension Peripheral {
                 invalidated = true
             }
             for subscriber in client.removeSubscribers(of: path) {
-                subscriber.continuation.finish()
+                subscriber.buffer.finish()
             }
             gatt.acquired.removeValue(forKey: path)?.finish()
             abandonNotifySession(path)
@@ -211,7 +211,7 @@ extension Peripheral {
         session.diagnostics.didResume(site)
         if case .failure(let error) = result {
             if client.unsubscribe(path, id: subscriber.id) { leave(path) }
-            subscriber.continuation.finish()
+            subscriber.buffer.finish()
             throw error
         }
     }

@@ -88,6 +88,17 @@ public final class BLEDiagnostics: Sendable {
     }
 }
 
+extension BLEDiagnostics {
+    /// Counts a notification buffer now and its end when it ends, then runs `onTermination`.
+    func track(_ buffer: NotificationBuffer, onTermination: @escaping @Sendable () -> Void) {
+        opened.add(1, ordering: .relaxed)
+        buffer.onTermination { [self] in
+            ended.add(1, ordering: .relaxed)
+            onTermination()
+        }
+    }
+}
+
 extension BLEDiagnostics? {
     /// ``BLEDiagnostics/willSuspend(file:line:)`` when counting.
     func willSuspend(file: StaticString = #fileID, line: UInt = #line) -> SuspensionSite? {
