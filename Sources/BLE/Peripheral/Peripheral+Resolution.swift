@@ -100,7 +100,7 @@ extension Peripheral {
 
     /// Waits until the device is connected and resolved (Q1, Q2).
     static func waitResolved(
-        session: BlueZSession, device: ObjectPath, events: AsyncStream<SessionEvent>
+        session: BlueZSession, device: ObjectPath, events: SessionEvents
     ) async throws(BLEError) {
         func check() throws(BLEError) -> Bool {
             guard let properties = session.read({ (try? $0.device(at: device)) ?? nil }) else {

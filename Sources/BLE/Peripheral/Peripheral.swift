@@ -217,7 +217,9 @@ public actor Peripheral {
             return
         }
         Task(executorPreference: session.connection.executor) { [weak self] in
-            let off = try? await withDeadline(Self.adapterPowerGrace, what: "waiting for the adapter", timedBy: session.connection) {
+            let off = try? await withDeadline(
+                Self.adapterPowerGrace, what: "waiting for the adapter", timedBy: session.connection
+            ) {
                 () throws(BLEError) -> Bool in
                 var events = adapterEvents.makeAsyncIterator()
                 while true {
@@ -320,9 +322,11 @@ public actor Peripheral {
     }
 
     /// Whether bluetoothd is gone or leaves the bus within a moment.
-    private static func daemonLeaves(_ session: BlueZSession, _ events: AsyncStream<SessionEvent>) async -> Bool {
+    private static func daemonLeaves(_ session: BlueZSession, _ events: SessionEvents) async -> Bool {
         guard session.daemonStatus.present else { return true }
-        let left = try? await withDeadline(.milliseconds(250), what: "waiting for bluetoothd to leave", timedBy: session.connection) {
+        let left = try? await withDeadline(
+            .milliseconds(250), what: "waiting for bluetoothd to leave", timedBy: session.connection
+        ) {
             () throws(BLEError) -> Bool in
             for await event in events { if case .daemonGone = event { return true } }
             return false

@@ -9,10 +9,11 @@ extension BlueZSession {
     /// signals bluetoothd sent before it, which reach the mirror on the session's own task, and
     /// some belong after it (5.66 sends `Connected=false` after its Disconnect reply).
     func settle(
-        _ events: AsyncStream<SessionEvent>, within limit: Duration = settleLimit,
+        _ events: SessionEvents, within limit: Duration = settleLimit,
         until condition: @escaping @Sendable (BlueZObjectTree) -> Bool
     ) async {
-        _ = try? await withDeadline(limit, what: "waiting for bluetoothd's signals", timedBy: connection) { () throws(BLEError) in
+        _ = try? await withDeadline(limit, what: "waiting for bluetoothd's signals", timedBy: connection) {
+            () throws(BLEError) in
             if condition(self.tree) { return }
             for await _ in events where condition(self.tree) { return }
         }

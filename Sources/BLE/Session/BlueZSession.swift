@@ -13,7 +13,7 @@ final class BlueZSession: Sendable {
         var prefix: ObjectPath?
         /// Only events about `prefix` itself, not what lies below it.
         var exact = false
-        var continuation: AsyncStream<SessionEvent>.Continuation
+        var buffer: EventBuffer<SessionEvent>
     }
 
     struct State {
@@ -156,7 +156,7 @@ final class BlueZSession: Sendable {
             return (state.subscription, Array(state.listeners.values))
         }
         subscription?.cancel()
-        for listener in listeners { listener.continuation.finish() }
+        for listener in listeners { listener.buffer.finish() }
         connection.close()
     }
 
@@ -382,7 +382,7 @@ final class BlueZSession: Sendable {
         let listeners = state.withLock { Array($0.listeners.values) }
         for listener in listeners
         where listener.prefix.map({ listener.exact ? event.concerns(exactly: $0) : event.concerns($0) }) ?? true {
-            listener.continuation.yield(event)
+            listener.buffer.yield(event)
         }
     }
 
@@ -390,29 +390,34 @@ final class BlueZSession: Sendable {
 
     /// Events from now on, optionally only those about `prefix` and below. Registering is
     /// synchronous, so a caller that listens and then reads the tree misses nothing.
-    func events(under prefix: ObjectPath? = nil) -> AsyncStream<SessionEvent> {
+    func events(under prefix: ObjectPath? = nil) -> SessionEvents {
         listen(prefix: prefix, exact: false)
     }
 
     /// Events about `path` itself (its properties and interfaces, and bluetoothd coming and
     /// going), not about the objects below it: a central follows its adapter without being
     /// woken by every device an advertisement adds.
-    func events(at path: ObjectPath) -> AsyncStream<SessionEvent> {
+    func events(at path: ObjectPath) -> SessionEvents {
         listen(prefix: path, exact: true)
     }
 
-    private func listen(prefix: ObjectPath?, exact: Bool) -> AsyncStream<SessionEvent> {
-        let (stream, continuation) = AsyncStream<SessionEvent>.makeStream()
+    private func listen(prefix: ObjectPath?, exact: Bool) -> SessionEvents {
+        let buffer = EventBuffer<SessionEvent>(capacity: nil)
         let id = state.withLock { state -> UInt64 in
             let id = state.nextListener
             state.nextListener += 1
-            state.listeners[id] = Listener(prefix: prefix, exact: exact, continuation: continuation)
             return id
         }
-        diagnostics.track(continuation) { [weak self] _ in
+        diagnostics.track(buffer) { [weak self] in
             self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
         }
-        return stream
+        let closed = state.withLock { state -> Bool in
+            if !state.closed { state.listeners[id] = Listener(prefix: prefix, exact: exact, buffer: buffer) }
+            return state.closed
+        }
+        // A closed session has no listeners left to end: this one ends now.
+        if closed { buffer.finish() }
+        return SessionEvents(consumer: EventConsumer(buffer))
     }
 
     /// Runs `body` on the mirrored tree under the session's lock, so that no copy outlives it

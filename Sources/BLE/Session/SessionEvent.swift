@@ -47,11 +47,3 @@ extension SessionEvent {
         }
     }
 }
-
-extension AsyncStream {
-    /// Ends the stream from the consumer's side, iterated or not: its `onTermination` runs
-    /// (for a session listener, that unregisters it). Dropping an iterator cancels its stream.
-    func cancel() {
-        _ = makeAsyncIterator()
-    }
-}

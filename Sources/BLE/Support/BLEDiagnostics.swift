@@ -89,8 +89,8 @@ public final class BLEDiagnostics: Sendable {
 }
 
 extension BLEDiagnostics {
-    /// Counts a notification buffer now and its end when it ends, then runs `onTermination`.
-    func track(_ buffer: NotificationBuffer, onTermination: @escaping @Sendable () -> Void) {
+    /// Counts an event buffer now and its end when it ends, then runs `onTermination`.
+    func track<Element>(_ buffer: EventBuffer<Element>, onTermination: @escaping @Sendable () -> Void) {
         opened.add(1, ordering: .relaxed)
         buffer.onTermination { [self] in
             ended.add(1, ordering: .relaxed)

@@ -1,33 +1,40 @@
 import DBus
 import Foundation
 
-/// One notification iteration's values, from the I/O thread (or the socket reader) to the task
-/// that iterates: a bounded first-in first-out buffer with at most one waiting consumer.
+/// A notification iteration's buffer, bounded by ``CentralOptions/notificationBufferSize``.
+typealias NotificationBuffer = EventBuffer<Data>
+/// The consuming end of a notification iteration.
+typealias NotificationConsumer = EventConsumer<Data>
+
+/// Values from the I/O thread (or a socket reader) to the one task that iterates them: a
+/// first-in first-out buffer, bounded or not, with at most one waiting consumer. Notification
+/// iterations (``NotificationBuffer``) and the session's listeners (``SessionEvents``) use it.
 ///
-/// It does what `AsyncStream<Data>` with `.bufferingOldest` did here, at a fraction of the cost
-/// on the path of every notification: `AsyncStream` lives in another module, so each value paid
-/// for unspecialized generic code, run-time metadata look-ups and two locks; this is one lock
-/// and, while the consumer keeps up, no allocation but the value's.
+/// It does what `AsyncStream` did here, at a fraction of the cost on the path of every
+/// notification and advertisement: `AsyncStream` lives in another module, so each value paid
+/// for unspecialised generic code, run-time metadata look-ups and two locks; this is
+/// specialised in this module, takes one lock, and while the consumer keeps up allocates
+/// nothing.
 ///
 /// Its end comes once: ``finish()`` (the producer is done; buffered values are still read) or
 /// ``terminate()`` (the consumer left: its task was cancelled or its iterator released;
 /// buffered values are dropped). `onTermination` then runs, once, outside the lock.
-final class NotificationBuffer: Sendable {
+final class EventBuffer<Element: Sendable>: Sendable {
     /// What became of a value offered with ``yield(_:)``.
     enum YieldOutcome {
         case enqueued, dropped, terminated
     }
 
     private struct State {
-        var values: [Data] = []
+        var values: [Element] = []
         var head = 0
-        var waiter: UnsafeContinuation<Data?, Never>?
+        var waiter: UnsafeContinuation<Element?, Never>?
         var ended = false
         var onTermination: (@Sendable () -> Void)?
 
         var isEmpty: Bool { head == values.count }
 
-        mutating func popFirst() -> Data? {
+        mutating func popFirst() -> Element? {
             guard head < values.count else { return nil }
             let value = values[head]
             head += 1
@@ -42,7 +49,7 @@ final class NotificationBuffer: Sendable {
         }
 
         /// Marks the end; returns the waiter to resume (with nil) and the termination to run.
-        mutating func end() -> (UnsafeContinuation<Data?, Never>?, (@Sendable () -> Void)?) {
+        mutating func end() -> (UnsafeContinuation<Element?, Never>?, (@Sendable () -> Void)?) {
             ended = true
             let waiter = self.waiter
             self.waiter = nil
@@ -52,11 +59,11 @@ final class NotificationBuffer: Sendable {
         }
     }
 
-    /// At most this many values wait for the consumer; later ones are dropped.
-    let capacity: Int
+    /// At most this many values wait for the consumer (later ones are dropped); nil: no bound.
+    let capacity: Int?
     private let state = PosixMutex(State())
 
-    init(capacity: Int) { self.capacity = Swift.max(1, capacity) }
+    init(capacity: Int?) { self.capacity = capacity.map { Swift.max(1, $0) } }
 
     /// Runs once when the buffer ends, for either reason. Set before the buffer is shared.
     func onTermination(_ action: @escaping @Sendable () -> Void) {
@@ -65,14 +72,14 @@ final class NotificationBuffer: Sendable {
 
     /// Hands `value` to the waiting consumer, or keeps it if there is room.
     @discardableResult
-    func yield(_ value: Data) -> YieldOutcome {
-        let (outcome, waiter) = state.withLock { state -> (YieldOutcome, UnsafeContinuation<Data?, Never>?) in
+    func yield(_ value: Element) -> YieldOutcome {
+        let (outcome, waiter) = state.withLock { state -> (YieldOutcome, UnsafeContinuation<Element?, Never>?) in
             if state.ended { return (.terminated, nil) }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return (.enqueued, waiter)
             }
-            guard state.values.count - state.head < capacity else { return (.dropped, nil) }
+            if let capacity, state.values.count - state.head >= capacity { return (.dropped, nil) }
             state.values.append(value)
             return (.enqueued, nil)
         }
@@ -102,25 +109,18 @@ final class NotificationBuffer: Sendable {
 
     /// The next value in arrival order; nil once the buffer has ended (or the task is
     /// cancelled, which ends it). Runs on the caller's executor.
-    nonisolated(nonsending) func next() async -> Data? {
-        enum Ready {
-            case value(Data)
-            case end, wait
+    nonisolated(nonsending) func next() async -> Element? {
+        // A value, the end (.some(nil)), or nothing yet (nil): no suspension while values wait.
+        let ready = state.withLock { state -> Element?? in
+            if let value = state.popFirst() { return .some(value) }
+            return state.ended ? .some(nil) : nil
         }
-        let ready = state.withLock { state -> Ready in
-            if let value = state.popFirst() { return .value(value) }
-            return state.ended ? .end : .wait
-        }
-        switch ready {
-        case .value(let value): return value
-        case .end: return nil
-        case .wait: break
-        }
+        if let ready { return ready }
         // The continuation is unchecked: the state resumes each waiter once, from whichever of
         // yield, finish and terminate takes it out.
         return await withTaskCancellationHandler {
-            await withUnsafeContinuation { (waiter: UnsafeContinuation<Data?, Never>) in
-                let now = state.withLock { state -> Data?? in
+            await withUnsafeContinuation { (waiter: UnsafeContinuation<Element?, Never>) in
+                let now = state.withLock { state -> Element?? in
                     if let value = state.popFirst() { return .some(value) }
                     // Ended, or another task already waits on this iteration (a misuse): nil.
                     if state.ended || state.waiter != nil { return .some(nil) }
@@ -135,12 +135,12 @@ final class NotificationBuffer: Sendable {
     }
 }
 
-/// The consuming end of a ``NotificationBuffer``, shared by the copies of one iterator: when
-/// the last copy goes (the loop ended with `break`, say), the consumer has left.
-final class NotificationConsumer: Sendable {
-    let buffer: NotificationBuffer
+/// The consuming end of an ``EventBuffer``, shared by the copies of one iterator (and the
+/// sequence that made it): when the last copy goes, the consumer has left.
+final class EventConsumer<Element: Sendable>: Sendable {
+    let buffer: EventBuffer<Element>
 
-    init(_ buffer: NotificationBuffer) { self.buffer = buffer }
+    init(_ buffer: EventBuffer<Element>) { self.buffer = buffer }
 
     deinit { buffer.terminate() }
 }
