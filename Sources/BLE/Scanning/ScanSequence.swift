@@ -28,32 +28,31 @@ public struct ScanSequence: AsyncSequence, Sendable {
     /// Starts scanning.
     public func makeAsyncIterator() -> Iterator {
         let size = request.options.bufferSize ?? central.options.scanBufferSize
-        let (stream, continuation) = AsyncStream<Result<Discovery, BLEError>>.makeStream(
-            bufferingPolicy: .bufferingOldest(Swift.max(1, size)))
+        let buffer = EventBuffer<Result<Discovery, BLEError>>(capacity: size)
         let central = self.central
         let request = self.request
         let counters = self.counters
         let task = Task(executorPreference: central.session.connection.executor) {
-            await central.runScan(request, into: continuation, counters: counters)
+            await central.runScan(request, into: buffer, counters: counters)
         }
-        central.session.diagnostics.track(continuation) { _ in task.cancel() }
-        return Iterator(base: stream.makeAsyncIterator(), handle: ScanHandle(task: task))
+        central.session.diagnostics.track(buffer) { task.cancel() }
+        return Iterator(consumer: EventConsumer(buffer), handle: ScanHandle(task: task))
     }
 
     /// Yields discoveries; throws once, then ends.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncStream<Result<Discovery, BLEError>>.AsyncIterator
+        let consumer: EventConsumer<Result<Discovery, BLEError>>
         let handle: ScanHandle
 
         /// The next discovery, `nil` when the scan ended (task cancelled).
         public mutating func next() async throws(BLEError) -> Discovery? {
-            guard let result = await base.next() else { return nil }
+            guard let result = await consumer.buffer.next() else { return nil }
             return try result.get()
         }
 
         /// The next discovery, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(BLEError) -> Discovery? {
-            guard let result = await base.next(isolation: actor) else { return nil }
+            guard let result = await consumer.buffer.next() else { return nil }
             return try result.get()
         }
     }
@@ -83,7 +82,7 @@ extension Central {
 
     /// The body of one scan: listen first, then start discovery, then report.
     nonisolated func runScan(
-        _ request: ScanRequest, into continuation: AsyncStream<Result<Discovery, BLEError>>.Continuation,
+        _ request: ScanRequest, into buffer: EventBuffer<Result<Discovery, BLEError>>,
         counters: ScanCounters
     ) async {
         let events = session.events(under: adapterPath)
@@ -91,13 +90,13 @@ extension Central {
         do {
             scanID = try await addScan(request)
         } catch {
-            continuation.yield(.failure(error))
-            continuation.finish()
+            buffer.yield(.failure(error))
+            buffer.finish()
             return
         }
         var reporter = ScanReporter(request: request, adapter: adapterName)
         let emit: (Discovery) -> Void = { discovery in
-            if case .dropped = continuation.yield(.success(discovery)) { counters.dropped.add(1, ordering: .relaxed) }
+            if case .dropped = buffer.yield(.success(discovery)) { counters.dropped.add(1, ordering: .relaxed) }
         }
         for path in session.tree.devicePaths(of: adapterPath) {
             if let discovery = reporter.consider(path, in: session.tree, advertised: true) { emit(discovery) }
@@ -105,20 +104,20 @@ extension Central {
         loop: for await event in events {
             switch event {
             case .daemonGone:
-                continuation.yield(.failure(.bluetoothGone))
+                buffer.yield(.failure(.bluetoothGone))
                 break loop
             case .tree(_, let changes, _):
                 let tree = session.tree
                 if !session.daemonStatus.present {
                     // The tree is reset (this event) before the session says bluetoothd left.
-                    continuation.yield(.failure(.bluetoothGone))
+                    buffer.yield(.failure(.bluetoothGone))
                     break loop
                 }
                 // Only a change of the adapter itself can power it off: the adapter's
                 // properties are not decoded for every advertisement.
                 let adapterChanged = changes.contains { $0.path == adapterPath }
                 if adapterChanged, (try? tree.adapter(at: adapterPath))??.powered != true {
-                    continuation.yield(
+                    buffer.yield(
                         .failure(BLEError(.poweredOff, message: "the adapter powered off during a scan")))
                     break loop
                 }
@@ -140,7 +139,7 @@ extension Central {
                 continue
             }
         }
-        continuation.finish()
+        buffer.finish()
         // Scans end by cancellation: leave the discovery from a task that is not cancelled,
         // or StopDiscovery would never be sent.
         await Task(executorPreference: session.connection.executor) { await self.removeScan(scanID) }.value
