@@ -91,7 +91,10 @@ final class BlueZSession: Sendable {
                         sender: .bus, interface: .bus, member: try MemberName("NameOwnerChanged"),
                         arguments: [0: BlueZService.busName.rawValue])
                 ],
-                preview: { [weak self] signal in self?.takeValueChange(signal) ?? false },
+                preview: { [weak self] signal in
+                    guard let self else { return false }
+                    return takeValueChange(signal) || takeInterfacesAdded(signal)
+                },
                 { [weak self] message in self?.consume(message) })
         } catch {
             throw BLEError(error)
@@ -218,6 +221,18 @@ final class BlueZSession: Sendable {
         let (owner, sink) = state.withLock { ($0.owner, $0.valueSinks[device]?.sink) }
         guard let owner, signal.isSent(by: owner) else { return false }
         sink?.valueChanged(path, value, serial: signal.serial)
+        return true
+    }
+
+    /// An `InterfacesAdded` from bluetoothd's current unique name (a device for every new
+    /// advertiser, the GATT objects of a connection), decoded straight into the mirror's form
+    /// and applied as ``consume(_:)`` would. Anything else is left to it.
+    private func takeInterfacesAdded(_ signal: borrowing ReceivedSignal) -> Bool {
+        guard signal.is(BlueZSignal.interfacesAdded, of: .objectManager),
+            let owner = state.withLock({ $0.owner }), signal.isSent(by: owner),
+            let added = signal.interfacesAdded()
+        else { return false }
+        apply(.interfacesAdded(added.path, added.interfaces), serial: signal.serial)
         return true
     }
 

@@ -67,6 +67,49 @@ public struct ReceivedSignal: ~Copyable {
         return MessageDecoder.bytes(&bytes)
     }
 
+    /// For an `ObjectManager.InterfacesAdded(o, a{sa{sv}})`: the object's path and its
+    /// interfaces' properties, each value taken out of its variant, decoded straight from the
+    /// message (no ``DBusMessage``, no intermediate ``DBusValue`` dictionaries). `nil` for any
+    /// other body, or an interface name that is not valid.
+    public func interfacesAdded() -> (path: ObjectPath, interfaces: [InterfaceName: [String: DBusValue]])? {
+        guard let signature = dbus_message_get_signature(raw), strcmp(signature, "oa{sa{sv}}") == 0 else { return nil }
+        var arguments = DBusMessageIter()
+        guard dbus_message_iter_init(raw, &arguments) != 0 else { return nil }
+        var pathText: UnsafePointer<CChar>?
+        dbus_message_iter_get_basic(&arguments, &pathText)
+        guard let pathText, dbus_message_iter_next(&arguments) != 0 else { return nil }
+        var entries = DBusMessageIter()
+        dbus_message_iter_recurse(&arguments, &entries)
+        var interfaces: [InterfaceName: [String: DBusValue]] = [:]
+        while dbus_message_iter_get_arg_type(&entries) == TypeCode.dictEntry {
+            var entry = DBusMessageIter()
+            dbus_message_iter_recurse(&entries, &entry)
+            var nameText: UnsafePointer<CChar>?
+            dbus_message_iter_get_basic(&entry, &nameText)
+            guard let nameText, let name = try? InterfaceName(String(cString: nameText)),
+                dbus_message_iter_next(&entry) != 0
+            else { return nil }
+            var properties = DBusMessageIter()
+            dbus_message_iter_recurse(&entry, &properties)
+            var decoded: [String: DBusValue] = [:]
+            while dbus_message_iter_get_arg_type(&properties) == TypeCode.dictEntry {
+                var property = DBusMessageIter()
+                dbus_message_iter_recurse(&properties, &property)
+                var keyText: UnsafePointer<CChar>?
+                dbus_message_iter_get_basic(&property, &keyText)
+                guard let keyText, dbus_message_iter_next(&property) != 0 else { return nil }
+                var variant = DBusMessageIter()
+                dbus_message_iter_recurse(&property, &variant)
+                guard let value = try? MessageDecoder.readValue(&variant) else { return nil }
+                decoded[String(cString: keyText)] = value
+                dbus_message_iter_next(&properties)
+            }
+            interfaces[name] = decoded
+            dbus_message_iter_next(&entries)
+        }
+        return (ObjectPath(unchecked: String(cString: pathText)), interfaces)
+    }
+
     private static func string(_ iterator: inout DBusMessageIter, equals expected: String) -> Bool {
         var value: UnsafePointer<CChar>?
         dbus_message_iter_get_basic(&iterator, &value)

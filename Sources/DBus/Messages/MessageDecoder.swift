@@ -70,7 +70,7 @@ enum MessageDecoder {
         return values
     }
 
-    private static func readValue(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    static func readValue(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
         let code = dbus_message_iter_get_arg_type(&iter)
         switch code {
         case TypeCode.byte: return .byte(basic(&iter, UInt8(0)))

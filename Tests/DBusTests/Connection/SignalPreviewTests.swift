@@ -89,4 +89,72 @@ import Testing
             #expect(handled.contains("org.example.Widget1 Level"))
         }
     }
+
+    @Test("InterfacesAdded decoded in place equals the decoded message, variants unwrapped once; other bodies give nil")
+    func interfacesAddedInPlace() async throws {
+        try await withConnections(2) { _, connections in
+            let (emitter, listener) = (connections[0], connections[1])
+            try exportPing(on: emitter)
+            let added = SignalDeliveryTests.fixedMember("InterfacesAdded")
+            let taken = PosixMutex<[(ObjectPath, [InterfaceName: [String: DBusValue]])?]>([])
+            let handled = PosixMutex<[DBusMessage]>([])
+            let subscription = try await listener.signalHandler(
+                matchingAny: [MatchRule(interface: .objectManager)],
+                preview: { signal in
+                    guard signal.is(added, of: .objectManager) else { return false }
+                    let decoded = signal.interfacesAdded()
+                    taken.withLock { $0.append(decoded.map { ($0.path, $0.interfaces) }) }
+                    return false
+                }
+            ) { message in handled.withLock { $0.append(message) } }
+            defer { subscription.cancel() }
+            let properties: [(String, DBusValue)] = [
+                ("Name", .string("Sensor")), ("RSSI", .int16(-60)), ("UUIDs", .array(.string, [.string("180d")])),
+                (
+                    "ManufacturerData",
+                    .dictionary(
+                        key: .uint16, value: .variant,
+                        [DBusDictionaryEntry(.uint16(0x6b), .variant(.bytes(Data([2, 0xc2]))))])
+                ),
+                ("Nested", .variant(.uint32(7))),
+            ]
+            let good: [DBusValue] = [
+                .objectPath(TestNames.object),
+                .dictionary(
+                    key: .string, value: .dictionary(key: .string, value: .variant),
+                    [
+                        DBusDictionaryEntry(
+                            .string("org.example.Widget1"),
+                            .dictionary(
+                                key: .string, value: .variant,
+                                properties.map { DBusDictionaryEntry(.string($0.0), .variant($0.1)) })),
+                        DBusDictionaryEntry(
+                            .string("org.example.Empty1"), .dictionary(key: .string, value: .variant, [])),
+                    ]),
+            ]
+            let badName: [DBusValue] = [
+                .objectPath(TestNames.object),
+                .dictionary(
+                    key: .string, value: .dictionary(key: .string, value: .variant),
+                    [DBusDictionaryEntry(.string("not an interface"), .dictionary(key: .string, value: .variant, []))]),
+            ]
+            let otherShape: [DBusValue] = [
+                .objectPath(TestNames.object), .array(.string, [.string("org.example.Widget1")]),
+            ]
+            for body in [good, badName, otherShape] {
+                try emitter.emitSignal(
+                    path: TestNames.object, interface: .objectManager, member: added, arguments: body)
+            }
+            try await roundTrip(from: listener, to: emitter)
+            let results = taken.withLock { $0 }
+            #expect(results.count == 3)
+            let first = try #require(results.first ?? nil)
+            #expect(first.0 == TestNames.object)
+            #expect(first.1[SignalPreviewTests.fixedInterface("org.example.Empty1")] == [:])
+            let widget = try #require(first.1[SignalPreviewTests.widget])
+            #expect(widget == Dictionary(uniqueKeysWithValues: properties))
+            #expect(results.dropFirst().allSatisfy { $0 == nil })
+            #expect(handled.withLock { $0.count } == 3, "the preview took none")
+        }
+    }
 }
