@@ -94,7 +94,7 @@ extension Central {
     /// recently): Core Bluetooth's `retrievePeripherals(withIdentifiers:)` for Linux.
     public func knownPeripherals() -> [PeripheralInfo] {
         let tree = session.tree
-        return tree.devicePaths(of: adapterPath).sorted().compactMap { path in
+        return tree.devicePaths(of: adapterPath).compactMap { path in
             guard let device = try? tree.device(at: path) else { return nil }
             return PeripheralInfo(adapter: adapterName, device: device)
         }
@@ -107,7 +107,7 @@ extension Central {
     /// for: before that its GATT objects are missing and every lookup would fail.
     public func connectedPeripherals(withServices services: [BluetoothUUID] = []) -> [Peripheral] {
         let tree = session.tree
-        return tree.devicePaths(of: adapterPath).sorted().compactMap { path in
+        return tree.devicePaths(of: adapterPath).compactMap { path in
             guard let device = try? tree.device(at: path), device.connected, device.servicesResolved else {
                 return nil
             }

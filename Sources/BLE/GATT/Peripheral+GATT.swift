@@ -11,7 +11,7 @@ extension Peripheral {
         guard connectionState == .connected else { throw BLEError(.notConnected, message: "not connected") }
         let tree = session.tree
         var services: [Service] = []
-        for servicePath in tree.servicePaths(of: devicePath).sorted() {
+        for servicePath in tree.servicePaths(of: devicePath) {
             guard let properties = try? tree.service(at: servicePath) else { continue }
             let uuid = BluetoothUUID(properties.uuid)
             if let uuids, !uuids.contains(uuid) { continue }
@@ -19,7 +19,12 @@ extension Peripheral {
                 (try? tree.service(at: path))?.map { BluetoothUUID($0.uuid) }
             }
             var characteristics: [Characteristic] = []
-            for characteristicPath in tree.characteristicPaths(of: servicePath).sorted() {
+            for characteristicPath in tree.characteristicPaths(of: servicePath) {
+                // An object already handed out is the one returned: nothing to decode for it.
+                if let cached = gatt.characteristics[characteristicPath]?.value {
+                    characteristics.append(cached)
+                    continue
+                }
                 guard let character = try? tree.characteristic(at: characteristicPath) else { continue }
                 characteristics.append(
                     characteristicObject(characteristicPath, character, serviceUUID: uuid, tree: tree))
@@ -45,7 +50,7 @@ extension Peripheral {
         tree: BlueZObjectTree
     ) -> Characteristic {
         if let cached = gatt.characteristics[path]?.value { return cached }
-        let descriptors = tree.descriptorPaths(of: path).sorted().compactMap { descriptorPath -> Descriptor? in
+        let descriptors = tree.descriptorPaths(of: path).compactMap { descriptorPath -> Descriptor? in
             guard let descriptor = try? tree.descriptor(at: descriptorPath) else { return nil }
             return Descriptor(
                 uuid: BluetoothUUID(descriptor.uuid), handle: BlueZPath.descriptorHandle(of: descriptorPath),

@@ -103,12 +103,16 @@ extension Peripheral {
         session: BlueZSession, device: ObjectPath, events: SessionEvents
     ) async throws(BLEError) {
         func check() throws(BLEError) -> Bool {
-            guard let properties = session.read({ (try? $0.device(at: device)) ?? nil }) else {
+            // The two flags only, read where they are stored: this runs for every event of the
+            // device while it connects, and decoding all its properties each time cost more.
+            guard let properties = session.read({ $0.properties(at: device, interface: BlueZInterface.device1) })
+            else {
                 // The mirror is emptied as bluetoothd leaves, before the event says so.
                 if !session.daemonStatus.present { throw BLEError.bluetoothGone }
                 throw BLEError(.notFound, message: "the device vanished while connecting")
             }
-            return properties.connected && properties.servicesResolved
+            return properties[DeviceProperties.Key.connected] == .boolean(true)
+                && properties[DeviceProperties.Key.servicesResolved] == .boolean(true)
         }
         if try check() { return }
         for await event in events {

@@ -326,7 +326,7 @@ final class BlueZSession: Sendable {
     }
 
     private static func characteristicPaths(of device: ObjectPath, in tree: BlueZObjectTree) -> [ObjectPath] {
-        tree.servicePaths(of: device).sorted().flatMap { tree.characteristicPaths(of: $0).sorted() }
+        tree.servicePaths(of: device).flatMap { tree.characteristicPaths(of: $0) }
     }
 
     private static let mtuProperty = "MTU"
