@@ -45,7 +45,7 @@ final class GattClient: GattValueSink, Sendable {
     nonisolated(nonsending) func perform(_ call: GattCall, timeout: Duration) async throws(BLEError) -> DBusMessage {
         let deadline = ContinuousClock.now + timeout
         let id = machine.withLock { $0.reserve() }
-        let site = session.diagnostics.willSuspend()
+        session.diagnostics.operationWillSuspend()
         // The continuation is unchecked: the machine resumes each waiter exactly once (it
         // lives in one operation, which leaves through one action), and the diagnostics
         // counters prove it in every bus test.
@@ -61,7 +61,7 @@ final class GattClient: GattValueSink, Sendable {
         } onCancel: {
             run(machine.withLock { $0.cancel(id, now: .now) })
         }
-        session.diagnostics.didResume(site)
+        session.diagnostics.operationDidResume()
         return try result.get()
     }
 

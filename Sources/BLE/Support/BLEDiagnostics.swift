@@ -15,6 +15,9 @@ public final class BLEDiagnostics: Sendable {
     private let bus: ConnectionCounters?
     /// Suspended tasks by where they wait, for finding one that is never resumed.
     private let waiting = PosixMutex<[SuspensionSite: Int]>([:])
+    /// GATT operations suspended in their peripheral's client: counted apart, with an atomic,
+    /// because they are the most frequent wait of all.
+    private let operationsWaiting = Atomic<Int>(0)
     /// The unique bus name of the central's connection, to find it in the bus daemon's
     /// statistics (`org.freedesktop.DBus.Debug.Stats`).
     public let connectionName: String?
@@ -48,8 +51,10 @@ public final class BLEDiagnostics: Sendable {
 
     /// Every counter, for test failures and logs, with where suspended tasks wait.
     public var summary: String {
-        let sites = waiting.withLock { $0 }.filter { $0.value > 0 }.map { ($0.key.description, $0.value) }
+        var sites = waiting.withLock { $0 }.filter { $0.value > 0 }.map { ($0.key.description, $0.value) }
             .sorted { $0.0 < $1.0 }
+        let operations = operationsWaiting.load(ordering: .relaxed)
+        if operations > 0 { sites.append(("GATT operations", operations)) }
         let waits =
             sites.isEmpty ? "" : " (waiting: " + sites.map { "\($0.0) ×\($0.1)" }.joined(separator: ", ") + ")"
         return "continuations \(continuationsResumed)/\(continuationsCreated) resumed, "
@@ -67,6 +72,19 @@ public final class BLEDiagnostics: Sendable {
         created.add(1, ordering: .relaxed)
         waiting.withLock { $0[site, default: 0] += 1 }
         return site
+    }
+
+    /// ``willSuspend(file:line:)`` for a GATT operation waiting in its client: atomics only,
+    /// no lock, on the path of every read and write. Pair with ``operationDidResume()``.
+    func operationWillSuspend() {
+        created.add(1, ordering: .relaxed)
+        operationsWaiting.add(1, ordering: .relaxed)
+    }
+
+    /// Counts a GATT operation's task as resumed.
+    func operationDidResume() {
+        operationsWaiting.subtract(1, ordering: .relaxed)
+        resumed.add(1, ordering: .relaxed)
     }
 
     /// Counts the task suspended at `site` as resumed.
