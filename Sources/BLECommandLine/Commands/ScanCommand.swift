@@ -11,6 +11,7 @@ enum ScanCommand {
             .init("--name", value: "PREFIX", "only devices whose name starts with PREFIX"),
             .init("--rssi", value: "DBM", "only devices received at least this strongly, e.g. -70"),
             .init("--duration", value: "SECONDS", "stop after this long (default: at Ctrl-C)"),
+            .init("--count", value: "N", "stop after N reports (a script's \"wait until it shows up\")"),
             .init("--json", "one JSON object per report, one per line"),
             .init("--plain", "plain lines even on a terminal"),
         ],
@@ -22,6 +23,7 @@ enum ScanCommand {
               ble scan
               ble scan --service 180D --rssi -70 --duration 10
               ble scan --json --duration 5 | jq .name
+              ble scan --name Thermo --count 1 --duration 30
             """)
 
     /// How the discoveries are shown.
@@ -37,6 +39,7 @@ enum ScanCommand {
         }
         let rssi = try arguments.integer("--rssi", in: -127...20)
         let duration = try arguments.seconds("--duration")
+        let count = try arguments.integer("--count", in: 1...1_000_000)
         let style: Style =
             arguments.flag("--json") ? .json : Terminal.outputIsTerminal && !arguments.flag("--plain") ? .table : .lines
         let options = ScanOptions(
@@ -47,7 +50,7 @@ enum ScanCommand {
         let scan = session.central.scan(services: services, options: options)
         let adapter = session.central.adapterName
         let failure = await withTaskGroup(of: BLEError?.self) { group in
-            group.addTask { await show(scan, style: style, adapter: adapter) }
+            group.addTask { await show(scan, style: style, adapter: adapter, count: count) }
             if let duration {
                 group.addTask {
                     try? await Task.sleep(for: duration)
@@ -64,10 +67,11 @@ enum ScanCommand {
         return ExitCode.success
     }
 
-    /// Shows the scan until it fails or the task is cancelled.
-    private static func show(_ scan: ScanSequence, style: Style, adapter: String) async -> BLEError? {
+    /// Shows the scan until it fails, the task is cancelled or `count` reports were shown.
+    private static func show(_ scan: ScanSequence, style: Style, adapter: String, count: Int?) async -> BLEError? {
         var table = style == .table ? LiveScanTable(adapter: adapter) : nil
         defer { table?.finish() }
+        var shown = 0
         do {
             for try await discovery in scan {
                 switch style {
@@ -75,6 +79,8 @@ enum ScanCommand {
                 case .lines: Terminal.line(ScanRow(discovery).plainLine)
                 case .json: Terminal.line(ScanRecord(discovery).line)
                 }
+                shown += 1
+                if let count, shown >= count { break }
             }
             return nil
         } catch {
