@@ -175,7 +175,9 @@ public actor Central {
         // (`property_set_mode_complete`): wait for the announcement, or for bluetoothd or the
         // adapter to go, which ends the question.
         let wanted: ManagerState = on ? .poweredOn : .poweredOff
-        try await withDeadline(options.callTimeout, what: "waiting for the adapter to say \(wanted)", timedBy: session.connection) {
+        try await withDeadline(
+            options.callTimeout, what: "waiting for the adapter to say \(wanted)", timedBy: session.connection
+        ) {
             () throws(BLEError) in
             for await state in states where state == wanted || (state != .poweredOn && state != .poweredOff) {
                 return

@@ -108,10 +108,9 @@ final class GattClient: GattValueSink, Sendable {
                 for subscriber in subscribers { subscriber.deliver(value) }
             case .wake(let instant):
                 // The deadlines the SDK promises for queued operations, and the pause before an
-                // InProgress retry: time itself is what is waited for. Only while an operation
-                // is queued behind another or waits to retry, never on the path of one that runs
-                // at once.
-                // The loop's own timer: the wake-up runs on the I/O thread, with no task.
+                // InProgress retry: time itself is what is waited for, only while an operation is
+                // queued behind another or waits to retry. The loop's own timer runs the wake-up
+                // on the I/O thread, with no task.
                 session.connection.schedule(after: instant - .now) { [self] in
                     run(machine.withLock { $0.timerFired(now: .now) })
                 }

@@ -159,7 +159,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             if case .success = result, let echo {
                 if let index = held.lastIndex(where: { $0.serial < echo.serial && $0.value == echo.value }) {
                     held.remove(at: index)
-                } else if subscribers[path] != nil {
+                } else if hasSubscribers(path) {
                     // Only a subscribed characteristic's changes reach the client (the others'
                     // echoes are not asked of the bus), so only there can one still come.
                     expectedEchoes[path, default: []].append((echo.serial, echo.value))

@@ -20,14 +20,9 @@ extension Peripheral {
             }
             var characteristics: [Characteristic] = []
             for characteristicPath in tree.characteristicPaths(of: servicePath) {
-                // An object already handed out is the one returned: nothing to decode for it.
-                if let cached = gatt.characteristics[characteristicPath]?.value {
-                    characteristics.append(cached)
-                    continue
+                if let object = characteristicObject(characteristicPath, serviceUUID: uuid, tree: tree) {
+                    characteristics.append(object)
                 }
-                guard let character = try? tree.characteristic(at: characteristicPath) else { continue }
-                characteristics.append(
-                    characteristicObject(characteristicPath, character, serviceUUID: uuid, tree: tree))
             }
             services.append(
                 Service(
@@ -45,11 +40,13 @@ extension Peripheral {
         throw BLEError(.notFound, message: "no characteristic \(uuid) in service \(service)")
     }
 
+    /// The characteristic at `path`: the object already handed out (nothing is decoded for it),
+    /// else a new one from the mirror; nil when the mirror's properties do not decode.
     private func characteristicObject(
-        _ path: ObjectPath, _ properties: GattCharacteristicProperties, serviceUUID: BluetoothUUID,
-        tree: BlueZObjectTree
-    ) -> Characteristic {
+        _ path: ObjectPath, serviceUUID: BluetoothUUID, tree: BlueZObjectTree
+    ) -> Characteristic? {
         if let cached = gatt.characteristics[path]?.value { return cached }
+        guard let properties = try? tree.characteristic(at: path) else { return nil }
         let descriptors = tree.descriptorPaths(of: path).compactMap { descriptorPath -> Descriptor? in
             guard let descriptor = try? tree.descriptor(at: descriptorPath) else { return nil }
             return Descriptor(

@@ -28,7 +28,9 @@ extension PeripheralManager {
             return try sendAsSignal(value, at: path)
         }
         try checkLength(value, channel)
-        let sent = try await withDeadline(timeout ?? options.callTimeout, what: "updating \(characteristic)", timedBy: session.connection) {
+        let sent = try await withDeadline(
+            timeout ?? options.callTimeout, what: "updating \(characteristic)", timedBy: session.connection
+        ) {
             () throws(BLEError) -> Bool in
             while true {
                 switch channel.trySend(value) {

@@ -32,7 +32,9 @@ func withDeadline<Value: Sendable>(
     return try result.get()
 }
 
-/// Sleeps for `duration`; false when cancelled first.
+/// Sleeps for `duration`; false when cancelled first. Time itself is what is waited for (the
+/// deadline the SDK promises), so this is no polling. A closed connection's loop no longer
+/// keeps time, and `Task.sleep` keeps the rest of the promise, counted from the same start.
 private func sleep(_ duration: Duration, timedBy connection: Connection?) async -> Bool {
     let start = ContinuousClock.now
     if let connection {

@@ -32,8 +32,6 @@ final class EventBuffer<Element: Sendable>: Sendable {
         var ended = false
         var onTermination: (@Sendable () -> Void)?
 
-        var isEmpty: Bool { head == values.count }
-
         mutating func popFirst() -> Element? {
             guard head < values.count else { return nil }
             let value = values[head]
@@ -88,20 +86,18 @@ final class EventBuffer<Element: Sendable>: Sendable {
     }
 
     /// The producer is done: the consumer reads what is buffered, then the end.
-    func finish() {
-        let (waiter, termination) = state.withLock { state in
-            state.ended ? (nil, nil) : state.end()
-        }
-        waiter?.resume(returning: nil)
-        termination?()
-    }
+    func finish() { end(droppingBuffered: false) }
 
     /// The consumer is gone: buffered values are dropped, and a waiting `next()` returns nil.
-    func terminate() {
+    func terminate() { end(droppingBuffered: true) }
+
+    private func end(droppingBuffered: Bool) {
         let (waiter, termination) = state.withLock { state in
-            state.values.removeAll()
-            state.head = 0
-            return state.ended ? (state.waiter.take(), nil) : state.end()
+            if droppingBuffered {
+                state.values.removeAll()
+                state.head = 0
+            }
+            return state.ended ? (nil, nil) : state.end()
         }
         waiter?.resume(returning: nil)
         termination?()

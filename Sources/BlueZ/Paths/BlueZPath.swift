@@ -50,7 +50,7 @@ public enum BlueZPath {
         guard index >= 0 else {
             throw DBusError(.invalidValue, message: "adapter index \(index) is negative")
         }
-        return try BlueZService.managerPath.appending(adapterPrefix + String(index))
+        return try BlueZService.managerPath.appending("\(adapterPrefix)\(index)")
     }
 
     /// `/org/bluez/<name>` for an adapter name such as `hci0`.
@@ -66,7 +66,7 @@ public enum BlueZPath {
 
     /// `<adapter>/dev_AA_BB_CC_DD_EE_FF` for `address` (upper-case, ':' → '_').
     public static func device(_ address: BluetoothAddress, adapter: ObjectPath) throws(DBusError) -> ObjectPath {
-        try adapter.appending(devicePrefix + address.formatted(separator: "_"))
+        try adapter.appending("\(devicePrefix)\(address.formatted(separator: "_"))")
     }
 
     /// `<adapter>/dev_AA_BB_CC_DD_EE_FF` for an address written `AA:BB:CC:DD:EE:FF` (any case).
@@ -78,17 +78,17 @@ public enum BlueZPath {
 
     /// `<device>/serviceXXXX`: `handle` is the service's start handle.
     public static func service(handle: UInt16, device: ObjectPath) throws(DBusError) -> ObjectPath {
-        try device.appending(servicePrefix + hex4(handle))
+        try device.appending("\(servicePrefix)\(hex4(handle))")
     }
 
     /// `<service>/charXXXX`: `handle` is the characteristic declaration's handle.
     public static func characteristic(handle: UInt16, service: ObjectPath) throws(DBusError) -> ObjectPath {
-        try service.appending(characteristicPrefix + hex4(handle))
+        try service.appending("\(characteristicPrefix)\(hex4(handle))")
     }
 
     /// `<characteristic>/descXXXX`: `handle` is the descriptor's handle.
     public static func descriptor(handle: UInt16, characteristic: ObjectPath) throws(DBusError) -> ObjectPath {
-        try characteristic.appending(descriptorPrefix + hex4(handle))
+        try characteristic.appending("\(descriptorPrefix)\(hex4(handle))")
     }
 
     // MARK: Parsing
@@ -174,37 +174,16 @@ public enum BlueZPath {
 
     // MARK: Elements
 
-    static let adapterPrefix = "hci"
-    static let devicePrefix = "dev_"
-    static let servicePrefix = "service"
-    static let characteristicPrefix = "char"
-    static let descriptorPrefix = "desc"
+    static let adapterPrefix: StaticString = "hci"
+    static let devicePrefix: StaticString = "dev_"
+    static let servicePrefix: StaticString = "service"
+    static let characteristicPrefix: StaticString = "char"
+    static let descriptorPrefix: StaticString = "desc"
 
-    /// N of `hciN`: decimal digits without a leading zero (bluetoothd writes `hci%d`).
+    /// The index of an adapter element `hciN` (the rules of ``kind(of:)``, which reads whole paths).
     static func adapterIndex(element: Substring) -> Int? {
-        guard element.hasPrefix(adapterPrefix) else { return nil }
-        let digits = element.dropFirst(adapterPrefix.count)
-        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            return nil
-        }
-        if digits.count > 1 && digits.first == "0" { return nil }
-        return Int(digits)
-    }
-
-    /// The address of `dev_AA_BB_CC_DD_EE_FF`.
-    static func deviceAddress(element: Substring) -> BluetoothAddress? {
-        guard element.hasPrefix(devicePrefix),
-            let value = BluetoothAddress.parse(element.dropFirst(devicePrefix.count), separator: "_")
-        else { return nil }
-        return BluetoothAddress(rawValue: value)
-    }
-
-    /// The handle of `<prefix>XXXX`: exactly four hex digits.
-    static func handle(element: Substring, prefix: String) -> UInt16? {
-        guard element.hasPrefix(prefix) else { return nil }
-        let digits = element.dropFirst(prefix.count)
-        guard digits.count == 4, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
-        return UInt16(digits, radix: 16)
+        var text = String(element)
+        return text.withUTF8 { PathBytes($0).adapterIndex(0..<$0.count) }
     }
 
     /// `%04x`: four lower-case hex digits.
@@ -214,9 +193,8 @@ public enum BlueZPath {
     }
 }
 
-/// An object path's bytes, parsed by ``BlueZPath/kind(of:)`` with the rules of the element
-/// parsers above (``BlueZPath/adapterIndex(element:)``, ``BlueZPath/deviceAddress(element:)``,
-/// ``BlueZPath/handle(element:prefix:)``).
+/// An object path's bytes, parsed by ``BlueZPath/kind(of:)``: the one place the rules of
+/// bluetoothd's path elements are written down.
 private struct PathBytes {
     let bytes: UnsafeBufferPointer<UInt8>
 
@@ -245,11 +223,11 @@ private struct PathBytes {
         if count == 3 { return .adapter(index: adapter) }
         guard let address = deviceAddress(element(3)) else { return nil }
         if count == 4 { return .device(address) }
-        guard let service = handle(element(4), prefix: "service") else { return nil }
+        guard let service = handle(element(4), prefix: BlueZPath.servicePrefix) else { return nil }
         if count == 5 { return .service(handle: service) }
-        guard let characteristic = handle(element(5), prefix: "char") else { return nil }
+        guard let characteristic = handle(element(5), prefix: BlueZPath.characteristicPrefix) else { return nil }
         if count == 6 { return .characteristic(handle: characteristic) }
-        guard let descriptor = handle(element(6), prefix: "desc") else { return nil }
+        guard let descriptor = handle(element(6), prefix: BlueZPath.descriptorPrefix) else { return nil }
         if count == 7 { return .descriptor(handle: descriptor) }
         return nil
     }
@@ -266,9 +244,9 @@ private struct PathBytes {
     }
 
     /// `hciN`: decimal digits, at most 9, no leading zero.
-    private func adapterIndex(_ range: Range<Int>) -> Int? {
-        guard hasPrefix(range, "hci") else { return nil }
-        let digits = (range.lowerBound + 3)..<range.upperBound
+    func adapterIndex(_ range: Range<Int>) -> Int? {
+        guard hasPrefix(range, BlueZPath.adapterPrefix) else { return nil }
+        let digits = (range.lowerBound + BlueZPath.adapterPrefix.utf8CodeUnitCount)..<range.upperBound
         guard !digits.isEmpty, digits.count <= 9 else { return nil }
         if digits.count > 1 && bytes[digits.lowerBound] == UInt8(ascii: "0") { return nil }
         var value = 0
@@ -282,9 +260,10 @@ private struct PathBytes {
 
     /// `dev_AA_BB_CC_DD_EE_FF`: six groups of two hex digits (either case) joined by `_`.
     private func deviceAddress(_ range: Range<Int>) -> BluetoothAddress? {
-        guard hasPrefix(range, "dev_"),
+        guard hasPrefix(range, BlueZPath.devicePrefix),
             let value = BluetoothAddress.parse(
-                bytes: bytes[(range.lowerBound + 4)..<range.upperBound], separator: UInt8(ascii: "_"))
+                bytes: bytes[(range.lowerBound + BlueZPath.devicePrefix.utf8CodeUnitCount)..<range.upperBound],
+                separator: UInt8(ascii: "_"))
         else { return nil }
         return BluetoothAddress(rawValue: value)
     }

@@ -6,23 +6,27 @@ extension IOLoop {
     /// before.
     func addTimer(_ id: UInt64, deadline: UInt64, _ fire: @escaping (Bool) -> Void) {
         if closed { return fire(false) }
-        timerJobs[id] = fire
+        timerJobs[id] = (deadline, fire)
         timerDeadlines.insert(deadline, id)
     }
 
-    /// Forgets timer `id` (its heap entry lingers until due or pruned).
+    /// Forgets timer `id`. Its heap entry lingers until due, unless cancelled entries come to
+    /// outnumber live ones (a connect's stall timer is cancelled almost every time): then the
+    /// heap is rebuilt, so neither it nor the loop's wake-ups grow with what was cancelled.
     func cancelTimer(_ id: UInt64) {
-        timerJobs[id] = nil
-        if timerJobs.isEmpty { timerDeadlines.removeAll() }
+        guard timerJobs.removeValue(forKey: id) != nil else { return }
+        guard timerDeadlines.count > 2 * timerJobs.count + 16 else { return }
+        timerDeadlines.removeAll()
+        for (id, timer) in timerJobs { timerDeadlines.insert(timer.deadline, id) }
     }
 
     /// Runs the timers that are due.
     func fireTimers() {
-        guard let first = timerDeadlines.min, first.key <= MonotonicClock.now() else { return }
+        guard timerDeadlines.min != nil else { return }
         let now = MonotonicClock.now()
         while let top = timerDeadlines.min, top.key <= now {
             timerDeadlines.removeMin()
-            timerJobs.removeValue(forKey: top.value)?(true)
+            timerJobs.removeValue(forKey: top.value)?.fire(true)
         }
     }
 
@@ -31,6 +35,6 @@ extension IOLoop {
         let jobs = timerJobs
         timerJobs.removeAll()
         timerDeadlines.removeAll()
-        for fire in jobs.values { fire(false) }
+        for timer in jobs.values { timer.fire(false) }
     }
 }

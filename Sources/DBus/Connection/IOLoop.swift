@@ -49,7 +49,7 @@ final class IOLoop {
     var abandonedSerials: Set<UInt32> = []
 
     // Timers (see IOLoop+Timers.swift).
-    @exclusivity(unchecked) var timerJobs: [UInt64: (Bool) -> Void] = [:]
+    @exclusivity(unchecked) var timerJobs: [UInt64: (deadline: UInt64, fire: (Bool) -> Void)] = [:]
     @exclusivity(unchecked) var timerDeadlines = MinHeap<UInt64, UInt64>()
 
     // Signals (see IOLoop+Signals.swift).

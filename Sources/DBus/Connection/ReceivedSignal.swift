@@ -89,25 +89,31 @@ public struct ReceivedSignal: ~Copyable {
             guard let nameText, let name = try? InterfaceName(String(cString: nameText)),
                 dbus_message_iter_next(&entry) != 0
             else { return nil }
-            var properties = DBusMessageIter()
-            dbus_message_iter_recurse(&entry, &properties)
-            var decoded: [String: DBusValue] = [:]
-            while dbus_message_iter_get_arg_type(&properties) == TypeCode.dictEntry {
-                var property = DBusMessageIter()
-                dbus_message_iter_recurse(&properties, &property)
-                var keyText: UnsafePointer<CChar>?
-                dbus_message_iter_get_basic(&property, &keyText)
-                guard let keyText, dbus_message_iter_next(&property) != 0 else { return nil }
-                var variant = DBusMessageIter()
-                dbus_message_iter_recurse(&property, &variant)
-                guard let value = try? MessageDecoder.readValue(&variant) else { return nil }
-                decoded[String(cString: keyText)] = value
-                dbus_message_iter_next(&properties)
-            }
-            interfaces[name] = decoded
+            guard let properties = Self.properties(&entry) else { return nil }
+            interfaces[name] = properties
             dbus_message_iter_next(&entries)
         }
         return (ObjectPath(unchecked: String(cString: pathText)), interfaces)
+    }
+
+    /// The `a{sv}` at `iterator`, each value taken out of its variant.
+    private static func properties(_ iterator: inout DBusMessageIter) -> [String: DBusValue]? {
+        var entries = DBusMessageIter()
+        dbus_message_iter_recurse(&iterator, &entries)
+        var properties: [String: DBusValue] = [:]
+        while dbus_message_iter_get_arg_type(&entries) == TypeCode.dictEntry {
+            var entry = DBusMessageIter()
+            dbus_message_iter_recurse(&entries, &entry)
+            var keyText: UnsafePointer<CChar>?
+            dbus_message_iter_get_basic(&entry, &keyText)
+            guard let keyText, dbus_message_iter_next(&entry) != 0 else { return nil }
+            var variant = DBusMessageIter()
+            dbus_message_iter_recurse(&entry, &variant)
+            guard let value = try? MessageDecoder.readValue(&variant) else { return nil }
+            properties[String(cString: keyText)] = value
+            dbus_message_iter_next(&entries)
+        }
+        return properties
     }
 
     private static func string(_ iterator: inout DBusMessageIter, equals expected: String) -> Bool {

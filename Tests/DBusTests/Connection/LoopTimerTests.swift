@@ -6,6 +6,10 @@ import Testing
 /// Waits timed by the I/O loop (``Connection/sleep(for:)``, ``Connection/schedule(after:_:)``):
 /// never early, cut short by cancellation and by the connection closing, and leaving nothing
 /// outstanding.
+///
+/// Time is the subject here, so two tests read the clock, and only as lower bounds ("not
+/// before its duration"): a busy machine makes a wake-up later, never earlier, so they cannot
+/// fail for load. No test bounds how late a wake-up may be.
 @Suite struct LoopTimerTests {
     final class Order: Sendable {
         private let list = PosixMutex<[Int]>([])
