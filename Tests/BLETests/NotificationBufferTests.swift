@@ -107,4 +107,16 @@ import Testing
         #expect(ended.current == 1)
         #expect(buffer.yield(Data([1])) == .terminated)
     }
+
+    @Test("a termination set after the buffer ended runs at once, and only once")
+    func terminationAfterTheEnd() async {
+        let buffer = NotificationBuffer(capacity: 4)
+        buffer.finish()
+        let ended = Count()
+        buffer.onTermination { ended.add() }
+        #expect(ended.current == 1)
+        buffer.terminate()
+        buffer.finish()
+        #expect(ended.current == 1)
+    }
 }

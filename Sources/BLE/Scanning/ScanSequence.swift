@@ -35,6 +35,8 @@ public struct ScanSequence: AsyncSequence, Sendable {
         let task = Task(executorPreference: central.session.connection.executor) {
             await central.runScan(request, into: buffer, counters: counters)
         }
+        // The scan may already have ended (it fails at once on an adapter that is off): the
+        // termination then runs here, at once.
         central.session.diagnostics.track(buffer) { task.cancel() }
         return Iterator(consumer: EventConsumer(buffer), handle: ScanHandle(task: task))
     }

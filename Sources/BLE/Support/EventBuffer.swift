@@ -63,9 +63,14 @@ final class EventBuffer<Element: Sendable>: Sendable {
 
     init(capacity: Int?) { self.capacity = capacity.map { Swift.max(1, $0) } }
 
-    /// Runs once when the buffer ends, for either reason. Set before the buffer is shared.
+    /// Runs `action` once when the buffer ends, for either reason; at once if it has ended
+    /// already (a producer that started first may have finished it before this is set).
     func onTermination(_ action: @escaping @Sendable () -> Void) {
-        state.withLock { $0.onTermination = action }
+        let endedAlready = state.withLock { state -> Bool in
+            if !state.ended { state.onTermination = action }
+            return state.ended
+        }
+        if endedAlready { action() }
     }
 
     /// Hands `value` to the waiting consumer, or keeps it if there is room.
