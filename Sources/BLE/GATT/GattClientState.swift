@@ -5,6 +5,8 @@ import Foundation
 struct GattClientState {
     /// Characteristic objects handed out, by path (weak: the app owns them).
     var characteristics: [ObjectPath: WeakCharacteristic] = [:]
+    /// The device's services as last decoded (see ``GattLayout``).
+    var layout: GattLayout?
     // The operation order, read echoes and notification subscribers are the GATT client's
     // (``GattClient``), which the I/O thread reaches without the actor.
     /// StartNotify/StopNotify per characteristic, shared by its subscribers.

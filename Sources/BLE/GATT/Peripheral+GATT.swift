@@ -9,27 +9,26 @@ extension Peripheral {
     /// characteristics and descriptors, as BlueZ resolved them.
     public func discoverServices(_ uuids: [BluetoothUUID]? = nil) throws(BLEError) -> [Service] {
         guard connectionState == .connected else { throw BLEError(.notConnected, message: "not connected") }
-        let tree = session.tree
-        var services: [Service] = []
-        for servicePath in tree.servicePaths(of: devicePath) {
-            guard let properties = try? tree.service(at: servicePath) else { continue }
-            let uuid = BluetoothUUID(properties.uuid)
-            if let uuids, !uuids.contains(uuid) { continue }
-            let included = (properties.includes ?? []).compactMap { path in
-                (try? tree.service(at: path))?.map { BluetoothUUID($0.uuid) }
-            }
-            var characteristics: [Characteristic] = []
-            for characteristicPath in tree.characteristicPaths(of: servicePath) {
-                if let object = characteristicObject(characteristicPath, serviceUUID: uuid, tree: tree) {
-                    characteristics.append(object)
-                }
-            }
-            services.append(
-                Service(
-                    uuid: uuid, isPrimary: properties.primary, handle: BlueZPath.serviceHandle(of: servicePath),
-                    includedServices: included, characteristics: characteristics, path: servicePath))
+        return currentLayout().services.compactMap { entry -> Service? in
+            if let uuids, !uuids.contains(entry.uuid) { return nil }
+            return Service(
+                uuid: entry.uuid, isPrimary: entry.isPrimary, handle: entry.handle,
+                includedServices: entry.includedServices,
+                characteristics: entry.characteristics.map { characteristicObject($0, serviceUUID: entry.uuid) },
+                path: entry.path)
         }
-        return services
+    }
+
+    /// The decoded layout of the device's objects: the one kept, unless the mirror's objects
+    /// below the device changed since it was taken.
+    private func currentLayout() -> GattLayout {
+        let devicePath = self.devicePath
+        if let kept = gatt.layout, session.read({ $0.gattLayoutVersion(of: devicePath) }) == kept.version {
+            return kept
+        }
+        let layout = GattLayout(device: devicePath, tree: session.tree)
+        gatt.layout = layout
+        return layout
     }
 
     /// The first characteristic `uuid` of the first service `service`.
@@ -40,25 +39,15 @@ extension Peripheral {
         throw BLEError(.notFound, message: "no characteristic \(uuid) in service \(service)")
     }
 
-    /// The characteristic at `path`: the object already handed out (nothing is decoded for it),
-    /// else a new one from the mirror; nil when the mirror's properties do not decode.
-    private func characteristicObject(
-        _ path: ObjectPath, serviceUUID: BluetoothUUID, tree: BlueZObjectTree
-    ) -> Characteristic? {
-        if let cached = gatt.characteristics[path]?.value { return cached }
-        guard let properties = try? tree.characteristic(at: path) else { return nil }
-        let descriptors = tree.descriptorPaths(of: path).compactMap { descriptorPath -> Descriptor? in
-            guard let descriptor = try? tree.descriptor(at: descriptorPath) else { return nil }
-            return Descriptor(
-                uuid: BluetoothUUID(descriptor.uuid), handle: BlueZPath.descriptorHandle(of: descriptorPath),
-                path: descriptorPath)
-        }
+    /// The characteristic of `entry`: the object already handed out, else a new one.
+    private func characteristicObject(_ entry: GattLayout.CharacteristicEntry, serviceUUID: BluetoothUUID)
+        -> Characteristic
+    {
+        if let cached = gatt.characteristics[entry.path]?.value { return cached }
         let created = Characteristic(
-            uuid: BluetoothUUID(properties.uuid), serviceUUID: serviceUUID,
-            properties: CharacteristicProperties(flags: properties.flags.strings),
-            handle: properties.handle ?? BlueZPath.characteristicHandle(of: path), descriptors: descriptors,
-            peripheral: self, path: path)
-        gatt.characteristics[path] = WeakCharacteristic(value: created)
+            uuid: entry.uuid, serviceUUID: serviceUUID, properties: entry.properties, handle: entry.handle,
+            descriptors: entry.descriptors, peripheral: self, path: entry.path)
+        gatt.characteristics[entry.path] = WeakCharacteristic(value: created)
         return created
     }
 

@@ -297,23 +297,25 @@ final class BlueZSession: Sendable {
     /// (A `Connected` bluetoothd never announced is repaired where it shows: a Connect answered
     /// on a device the mirror thinks disconnected, or `ServicesResolved=true` on one.)
     func refreshResolvedDevice(_ device: ObjectPath) async {
-        var probe = read { Self.characteristicPaths(of: device, in: $0).first }
+        var probe = read { Self.probe(of: device, in: $0) }
         if probe == nil {
             _ = try? await connection.call(
                 destination: BlueZService.busName, path: device, interface: .properties, member: BlueZMethod.getAll,
                 arguments: [.string(BlueZInterface.device1.rawValue)], timeout: callTimeout)
-            probe = read { Self.characteristicPaths(of: device, in: $0).first }
+            probe = read { Self.probe(of: device, in: $0) }
         }
         guard let probe,
             let reply = try? await connection.call(
-                destination: BlueZService.busName, path: probe, interface: .properties, member: BlueZMethod.get,
+                destination: BlueZService.busName, path: probe.path, interface: .properties, member: BlueZMethod.get,
                 arguments: [.string(BlueZInterface.gattCharacteristic1.rawValue), .string(Self.mtuProperty)],
                 timeout: callTimeout),
             case .variant(.uint16(let mtu))? = reply.body.first
         else { return }
         state.withLock { state in
+            // The usual reconnection: the same MTU on the same objects, stored by the last one.
+            if probe.mtu == .uint16(mtu), state.tree.gattLayoutVersion(of: device) == probe.layoutVersion { return }
             // Listed after the reply: every characteristic the barrier brought gets the value.
-            for path in Self.characteristicPaths(of: device, in: state.tree)
+            for path in state.tree.unorderedCharacteristicPaths(ofDevice: device)
             where state.tree.interfaces(at: path)?[BlueZInterface.gattCharacteristic1]?[Self.mtuProperty]
                 != .uint16(mtu)
             {
@@ -325,8 +327,17 @@ final class BlueZSession: Sendable {
         }
     }
 
-    private static func characteristicPaths(of device: ObjectPath, in tree: BlueZObjectTree) -> [ObjectPath] {
-        tree.servicePaths(of: device).flatMap { tree.characteristicPaths(of: $0) }
+    /// A characteristic of `device` to read the MTU from, the MTU the mirror holds for it, and
+    /// the layout version then.
+    private static func probe(
+        of device: ObjectPath, in tree: BlueZObjectTree
+    ) -> (path: ObjectPath, mtu: DBusValue?, layoutVersion: UInt64)? {
+        // The first by path, as the traces of the real bluetoothd show it.
+        guard let path = tree.unorderedCharacteristicPaths(ofDevice: device).min() else { return nil }
+        return (
+            path, tree.interfaces(at: path)?[BlueZInterface.gattCharacteristic1]?[mtuProperty],
+            tree.gattLayoutVersion(of: device)
+        )
     }
 
     private static let mtuProperty = "MTU"
@@ -377,7 +388,9 @@ final class BlueZSession: Sendable {
     private func repairConnected(after event: ObjectTreeEvent) {
         guard case .propertiesChanged(let path, BlueZInterface.device1, let changed, _) = event,
             changed[DeviceProperties.Key.servicesResolved] == .boolean(true),
-            (try? tree.device(at: path))??.connected == false
+            // The flag alone, read where it is stored: this runs for every change of a device.
+            read({ $0.properties(at: path, interface: BlueZInterface.device1) })?[DeviceProperties.Key.connected]
+                == .boolean(false)
         else { return }
         Task(executorPreference: connection.executor) { [weak self] in
             await self?.refreshProperties(at: path, interface: BlueZInterface.device1)

@@ -74,6 +74,18 @@ extension BlueZObjectTree {
         children(of: service, implementing: BlueZInterface.gattCharacteristic1)
     }
 
+    /// The characteristics of every service of `device`, in no particular order: for a walk
+    /// that visits each one, without the sorting of ``characteristicPaths(of:)``.
+    public func unorderedCharacteristicPaths(ofDevice device: ObjectPath) -> [ObjectPath] {
+        var paths: [ObjectPath] = []
+        for service in childPaths(of: device) where objects[service]?[BlueZInterface.gattService1] != nil {
+            for path in childPaths(of: service) where objects[path]?[BlueZInterface.gattCharacteristic1] != nil {
+                paths.append(path)
+            }
+        }
+        return paths
+    }
+
     /// The descriptors (`GattDescriptor1` objects) of the characteristic at `characteristic`.
     public func descriptorPaths(of characteristic: ObjectPath) -> [ObjectPath] {
         children(of: characteristic, implementing: BlueZInterface.gattDescriptor1)

@@ -17,6 +17,15 @@ import DBus
 public struct BlueZObjectTree: Sendable, Hashable {
     /// Every known object: path → interface → property name → value (not wrapped in a variant).
     public private(set) var objects: [ObjectPath: [InterfaceName: [String: DBusValue]]]
+    /// When each device's GATT objects last changed (an interface added or removed below the
+    /// device), by device path, on ``layoutClock``: a client that decoded a device's services
+    /// keeps its result while the version stays, instead of decoding them at every connection
+    /// (bluetoothd keeps the objects across links, Q3). Entries stay when a device goes, so a
+    /// version never repeats; only devices that had GATT objects get one.
+    private var layoutVersions: [String: UInt64] = [:]
+    /// Counts structural changes below devices; a snapshot moves every device's version.
+    private var layoutClock: UInt64 = 0
+    private var replacedAt: UInt64 = 0
     /// The known objects by parent path, so that a device's services (a service's
     /// characteristics, …) are found without walking every object bluetoothd holds: with a
     /// hundred devices known, a walk per look-up made a connection cost grow with them.
@@ -54,6 +63,18 @@ public struct BlueZObjectTree: Sendable, Hashable {
         }
     }
 
+    /// The version of the GATT objects below `device`: it changes whenever one of them is added
+    /// or removed (or the tree is replaced), and only then.
+    public func gattLayoutVersion(of device: ObjectPath) -> UInt64 {
+        max(layoutVersions[device.rawValue] ?? 0, replacedAt)
+    }
+
+    /// Equal when the objects are: the layout versions are history, not content.
+    public static func == (lhs: BlueZObjectTree, rhs: BlueZObjectTree) -> Bool { lhs.objects == rhs.objects }
+
+    /// Hashes what equality compares.
+    public func hash(into hasher: inout Hasher) { hasher.combine(objects) }
+
     /// The paths of the objects directly below `parent`.
     func childPaths(of parent: ObjectPath) -> Set<ObjectPath> { childIndex[parent] ?? [] }
 
@@ -80,6 +101,8 @@ public struct BlueZObjectTree: Sendable, Hashable {
             }
         }
         objects = incoming
+        layoutClock += 1
+        replacedAt = layoutClock
         childIndex = [:]
         for path in objects.keys { if let parent = path.parent { childIndex[parent, default: []].insert(path) } }
         return changes
@@ -93,12 +116,15 @@ public struct BlueZObjectTree: Sendable, Hashable {
             // in one insertion, with no copy of its dictionaries.
             objects[path] = interfaces
             if let parent = path.parent { childIndex[parent, default: []].insert(path) }
+            layoutChanged(at: path)
             return interfaces.keys.sorted().map { .added(path, $0) }
         }
         var changes: [ObjectTreeChange] = []
         for interface in interfaces.keys.sorted() {
             guard let properties = interfaces[interface].map(Self.normalized) else { continue }
-            changes += Self.difference(path, interface, old: objects[path]?[interface], new: properties)
+            let old = objects[path]?[interface]
+            if old == nil { layoutChanged(at: path) }
+            changes += Self.difference(path, interface, old: old, new: properties)
             objects[path, default: [:]][interface] = properties
         }
         if objects[path] != nil, let parent = path.parent { childIndex[parent, default: []].insert(path) }
@@ -111,6 +137,7 @@ public struct BlueZObjectTree: Sendable, Hashable {
         for interface in Set(names).sorted() where interfaces.removeValue(forKey: interface) != nil {
             changes.append(.removed(path, interface))
         }
+        if !changes.isEmpty { layoutChanged(at: path) }
         objects[path] = interfaces.isEmpty ? nil : interfaces
         if interfaces.isEmpty, let parent = path.parent {
             childIndex[parent]?.remove(path)
@@ -142,6 +169,15 @@ public struct BlueZObjectTree: Sendable, Hashable {
     }
 
     // MARK: Helpers
+
+    /// An interface came or went at `path`: when that is below a device, the device's GATT
+    /// layout changed. Found by counting separators, cheap for every advertiser a scan adds.
+    private mutating func layoutChanged(at path: ObjectPath) {
+        guard let device = BlueZPath.deviceText(containing: path), device.utf8.count < path.rawValue.utf8.count
+        else { return }
+        layoutClock += 1
+        layoutVersions[String(device)] = layoutClock
+    }
 
     /// The change from `old` to `new` properties of one interface: added, changed or nothing.
     private static func difference(
