@@ -168,12 +168,13 @@ struct ConnectTests {
             let central = try await fixture.poweredCentral(options: tracing(recorder))
             let id = try await Self.discoverMonitor(central)
             fixture.simulator.inject(SimulatedFault(.connect, address: Self.hrm, action: .delay(.seconds(8))))
-            // The caller that started the attempt leaves; the one that joined it stays.
-            let leaving = Task { try await central.connect(id, timeout: .seconds(10)) }
+            // The caller that started the attempt leaves; the one that joined it stays. Deadlines
+            // under 10 s: a longer one would make a second try of the attempt stalled at half of it.
+            let leaving = Task { try await central.connect(id, timeout: .seconds(9)) }
             try await recorder.waitFor("Device1.Connect")
             try await handledByBluetoothd(central)
-            let staying = Task { try await central.connect(id, timeout: .seconds(10)) }
-            try await eventually("both callers wait") { await central.connectAttempts[id]?.waiterCount == 2 }
+            let staying = Task { try await central.connect(id, timeout: .seconds(9)) }
+            try await eventually("both callers wait") { await central.peripherals[id]?.connectWaiterCount == 2 }
             let start = ContinuousClock.now
             leaving.cancel()
             #expect(await bleError { try await leaving.value }?.code == .cancelled)

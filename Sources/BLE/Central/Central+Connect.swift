@@ -11,6 +11,16 @@ extension Central {
     /// is connected to directly; one BlueZ has never seen is looked for with a short targeted
     /// scan first.
     public func connect(_ id: PeripheralID, timeout: Duration? = nil) async throws(BLEError) -> Peripheral {
+        if connectAttempts[id] == nil {
+            // A peripheral the mirror holds: its own lifecycle shares the attempt among callers,
+            // each leaving on its own, and this task waits for it with no task in between.
+            let address = try checkConnectable(id)
+            if let path = session.tree.devicePath(address: address, adapter: adapterPath) {
+                let peripheral = peripheral(for: id, path: path)
+                try await peripheral.connectLink(timeout: timeout ?? options.connectTimeout)
+                return peripheral
+            }
+        }
         let attempt: SharedAttempt<Peripheral>
         if let existing = connectAttempts[id] {
             attempt = existing
@@ -33,7 +43,8 @@ extension Central {
         return try result.get()
     }
 
-    private func performConnect(_ id: PeripheralID, timeout: Duration) async throws(BLEError) -> Peripheral {
+    /// Whether `id` can be connected through this central now; its address when it can.
+    private func checkConnectable(_ id: PeripheralID) throws(BLEError) -> BluetoothAddress {
         guard id.adapter == adapterName else {
             throw BLEError(.invalidArguments, message: "this central uses \(adapterName), not \(id.adapter)")
         }
@@ -42,6 +53,11 @@ extension Central {
                 state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot connect: \(state)")
         }
         guard let address = id.bluetoothAddress else { throw BLEError(.invalidArguments, message: "bad address") }
+        return address
+    }
+
+    private func performConnect(_ id: PeripheralID, timeout: Duration) async throws(BLEError) -> Peripheral {
+        let address = try checkConnectable(id)
         let start = ContinuousClock.now
         var path = session.tree.devicePath(address: address, adapter: adapterPath)
         // A scan that finds the peripheral runs until the Connect is done: stopping discovery
@@ -150,8 +166,6 @@ extension Peripheral {
     /// Takes up a link opened by someone else, without owning it.
     func reattach() {
         follow()
-        if (try? session.tree.device(at: devicePath))??.connected == true, connectionState == .disconnected {
-            connectionState = .connected
-        }
+        runLink(lifecycle.reattached(mirroredDevice()))
     }
 }

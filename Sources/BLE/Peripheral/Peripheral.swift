@@ -17,11 +17,12 @@ public actor Peripheral {
         // end with their replies, or fail when the link goes down (``linkDownHook(_:)``).
         didSet { if connectionState != oldValue { client.setLinkUp(connectionState == .connected) } }
     }
-    var reconnectPolicy: ReconnectPolicy
-    /// Whether this process opened the link (the SDK never closes links it did not open).
-    var openedByUs = false
-    var userDisconnecting = false
-    var reconnectTask: Task<Void, Never>?
+    /// The link's rules (connect attempts, resolution, loss, reconnection, disconnection), run
+    /// by the shell in Peripheral+Lifecycle.swift. ``connectionState`` follows its phase.
+    var lifecycle: Lifecycle
+    var nextLinkWaiter: UInt64 = 1
+    /// The delay before the next reconnect attempt, while one runs.
+    var reconnectDelay: Task<Void, Never>?
     var follower: Task<Void, Never>?
     var lastDisconnectReason: DisconnectReason?
     /// The GATT bookkeeping kept on the actor (see Peripheral+GATT.swift).
@@ -53,7 +54,7 @@ public actor Peripheral {
         self.devicePath = devicePath
         self.session = session
         self.central = central
-        self.reconnectPolicy = policy
+        self.lifecycle = Lifecycle(policy: policy)
         self.eventBroadcast = EventBroadcast(diagnostics: session.diagnostics)
         self.client = GattClient(session: session, pipelineWindow: options.writeWithoutResponseWindow)
         session.routeValues(of: devicePath, to: client)
@@ -63,7 +64,7 @@ public actor Peripheral {
         session.stopRoutingValues(of: devicePath, to: client)
         follower?.cancel()
         for subscription in followedCharacteristics.values { subscription.cancel() }
-        reconnectTask?.cancel()
+        reconnectDelay?.cancel()
         eventBroadcast.finish()
     }
 
@@ -97,8 +98,7 @@ public actor Peripheral {
 
     /// Changes the reconnect policy (see ``ReconnectPolicy``).
     public func setReconnectPolicy(_ policy: ReconnectPolicy) {
-        reconnectPolicy = policy
-        if !policy.reconnects { reconnectTask?.cancel() }
+        runLink(lifecycle.policyChanged(policy))
     }
 
     // MARK: Following the device
@@ -106,7 +106,8 @@ public actor Peripheral {
     private func handle(_ event: SessionEvent) {
         switch event {
         case .daemonGone:
-            linkWentDown(.bluetoothUnavailable)
+            lastDisconnectReason = nil
+            runLink(lifecycle.daemonGone())
         case .signal(let message):
             guard message.member == BlueZSignal.disconnected, case .string(let name)? = message.body.first else {
                 return
@@ -117,6 +118,8 @@ public actor Peripheral {
             // this way: the session hands them to ``client`` directly.)
             if changes.contains(where: { $0.path == devicePath && $0.interface == BlueZInterface.device1 }) {
                 deviceChanged(facts(of: treeEvent, changes))
+                // Connecting or disconnecting waits for what the mirror says now.
+                runLink(lifecycle.deviceChanged(mirroredDevice(), daemonPresent: session.daemonStatus.present))
             }
             let gattChanged = changes.contains { change in
                 change.path != devicePath
@@ -207,7 +210,7 @@ public actor Peripheral {
             linkWentDown(.adapterPoweredOff)
             return
         }
-        if userDisconnecting || (reason != .unknown && reason != .local) {
+        if lifecycle.isDisconnecting || (reason != .unknown && reason != .local) {
             linkWentDown(reason)
             return
         }
@@ -227,7 +230,7 @@ public actor Peripheral {
                     guard await events.next() != nil else { return false }
                 }
             }
-            await self?.announceLinkDown(off == true ? .adapterPoweredOff : reason, byUs: false)
+            await self?.announceLinkDown(off == true ? .adapterPoweredOff : reason)
         }
     }
 
@@ -240,187 +243,22 @@ public actor Peripheral {
         return properties?.powered == false || properties?.powerState.map(goingOff.contains) == true
     }
 
-    /// The link is down: state, pending operations, then (unless `announce` is false) the event
+    /// The link is down: pending operations fail, then (unless `announce` is false) the event
     /// and reconnection. Returns whether the link was up.
     @discardableResult
     private func linkWentDown(_ reason: DisconnectReason, announce: Bool = true) -> Bool {
-        guard connectionState == .connected || connectionState == .disconnecting else { return false }
-        let byUs = userDisconnecting
-        connectionState = .disconnected
+        guard lifecycle.isLinked else { return false }
         lastDisconnectReason = nil
-        linkDownHook(reason)
-        if announce { announceLinkDown(byUs ? .local : reason, byUs: byUs) }
+        runLink(lifecycle.linkDown(reason, announce: announce))
         return true
     }
 
-    private func announceLinkDown(_ reason: DisconnectReason, byUs: Bool) {
-        eventBroadcast.yield(.disconnected(reason))
-        if !byUs && reconnectPolicy.reconnects && reason != .deviceRemoved {
-            startReconnecting()
-        }
+    private func announceLinkDown(_ reason: DisconnectReason) {
+        runLink(lifecycle.announceLinkDown(reason))
     }
 
     /// The link dropped: every pending GATT operation fails now.
     func linkDownHook(_ reason: DisconnectReason) {
         client.linkWentDown(BLEError(.disconnected, message: "the link dropped (\(reason))"))
-    }
-
-    func daemonGone() { linkWentDown(.bluetoothUnavailable) }
-
-    // MARK: Connecting
-
-    /// Brings the link up and waits for resolution, within `timeout`. A connect asked by the
-    /// app replaces a reconnection in progress; the reconnection itself passes `reconnecting`.
-    func connectLink(timeout: Duration, reconnecting: Bool = false) async throws(BLEError) {
-        if connectionState == .connected, (try? session.tree.device(at: devicePath))??.servicesResolved == true {
-            return
-        }
-        follow()
-        if !reconnecting { reconnectTask?.cancel() }
-        userDisconnecting = false
-        connectionState = .connecting
-        let events = session.events(under: devicePath)
-        defer { events.cancel() }
-        let session = self.session
-        let devicePath = self.devicePath
-        let agent = central?.pairingAgent
-        do {
-            try await withDeadline(timeout, what: "connecting", timedBy: session.connection) { () throws(BLEError) in
-                // Registered before the link is up: a peripheral may ask for security at once,
-                // and bluetoothd then asks its default agent. A failure shows at pair().
-                try? await agent?.register()
-                try await Self.connectAndResolve(session: session, device: devicePath, timeout: timeout)
-            }
-        } catch {
-            connectionState = .disconnected
-            let cancelledHere = Task.isCancelled
-            if error.code == .cancelled, !cancelledHere, error.dbusErrorName != nil,
-                await Self.daemonLeaves(session, events)
-            {
-                // BlueZ cancelled the Connect though this process did not ask: bluetoothd
-                // exiting does that (br-connection-canceled), and its leaving the bus follows.
-                throw BLEError.bluetoothGone
-            }
-            if error.code == .timeout || error.code == .cancelled {
-                // BlueZ cancels a pending Connect on Disconnect; leave no half-open link. Sent
-                // from a task of its own: a cancelled task sends no calls.
-                // Bounded by the call timeout too, so a connect overruns its deadline by one
-                // unanswered call at most.
-                let limit = min(session.callTimeout, .seconds(5))
-                await Task(executorPreference: session.connection.executor) {
-                    _ = try? await session.call(
-                        devicePath, BlueZInterface.device1, BlueZMethod.disconnect, timeout: limit)
-                }.value
-            }
-            throw error
-        }
-        openedByUs = true
-        connectionState = .connected
-        eventBroadcast.yield(.connected)
-        await rearmSubscriptions()
-        await reacquireChannels()
-    }
-
-    /// Whether bluetoothd is gone or leaves the bus within a moment.
-    private static func daemonLeaves(_ session: BlueZSession, _ events: SessionEvents) async -> Bool {
-        guard session.daemonStatus.present else { return true }
-        let left = try? await withDeadline(
-            .milliseconds(250), what: "waiting for bluetoothd to leave", timedBy: session.connection
-        ) {
-            () throws(BLEError) -> Bool in
-            for await event in events { if case .daemonGone = event { return true } }
-            return false
-        }
-        return left ?? false
-    }
-
-    /// Closes the link this process opened and waits until it is down. Succeeds at once when
-    /// not connected. Pending operations fail with ``BLEError/Code/disconnected``. When
-    /// bluetoothd refuses or does not answer, the error is thrown and the state goes back to
-    /// what the link is: a peripheral still linked stays connected and usable.
-    public func disconnect() async throws(BLEError) {
-        reconnectTask?.cancel()
-        reconnectTask = nil
-        guard connectionState != .disconnected else { return }
-        let before = connectionState
-        userDisconnecting = true
-        connectionState = .disconnecting
-        defer { userDisconnecting = false }
-        let events = session.events(under: devicePath)
-        defer { events.cancel() }
-        do {
-            _ = try await session.call(devicePath, BlueZInterface.device1, BlueZMethod.disconnect)
-        } catch {
-            disconnectFailed(before: before)
-            throw error
-        }
-        // bluetoothd sends Connected=false before its reply, but the mirror applies it on the
-        // session's own task: without this, knownPeripherals() read right after could still
-        // say connected.
-        let devicePath = self.devicePath
-        await session.settle(events) {
-            (try? $0.device(at: devicePath))??.connected != true
-        }
-        if connectionState != .disconnected {
-            connectionState = .disconnected
-            linkDownHook(.local)
-            eventBroadcast.yield(.disconnected(.local))
-        }
-        openedByUs = false
-    }
-
-    /// `Disconnect` failed or went unanswered. Unless the link went down or a connect took
-    /// over meanwhile, the state is still `.disconnecting`, which the device's own changes
-    /// never leave (`linkDropped` acts on `.connected` only): it goes back to what bluetoothd
-    /// says of the link.
-    private func disconnectFailed(before: ConnectionState) {
-        guard connectionState == .disconnecting else { return }
-        if (try? session.tree.device(at: devicePath))??.connected == true {
-            connectionState = before == .connecting ? .connecting : .connected
-        } else {
-            linkWentDown(.local)
-        }
-    }
-
-    // MARK: Reconnecting
-
-    private func startReconnecting() {
-        reconnectTask?.cancel()
-        let policy = reconnectPolicy
-        reconnectTask = Task(executorPreference: session.connection.executor) { [weak self] in
-            var attempt = 1
-            var lastFailure = BLEError.Code.timeout
-            while !Task.isCancelled {
-                if let limit = policy.maximumAttempts, attempt > limit {
-                    await self?.reconnectGaveUp(lastFailure)
-                    return
-                }
-                let delay = policy.delay(attempt: attempt)
-                guard let self else { return }
-                self.eventBroadcast.yield(.reconnecting(attempt: attempt, after: delay))
-                do { try await Task.sleep(for: delay) } catch { return }
-                do throws(BLEError) {
-                    try await self.reconnectOnce()
-                    return
-                } catch {
-                    if !error.isTransient {
-                        await self.reconnectGaveUp(error.code)
-                        return
-                    }
-                    lastFailure = error.code
-                }
-                attempt += 1
-            }
-        }
-    }
-
-    private func reconnectOnce() async throws(BLEError) {
-        guard !userDisconnecting else { throw BLEError.cancelledByTask }
-        let timeout = central?.options.connectTimeout ?? .seconds(30)
-        try await connectLink(timeout: timeout, reconnecting: true)
-    }
-
-    private func reconnectGaveUp(_ code: BLEError.Code) {
-        eventBroadcast.yield(.reconnectFailed(code))
     }
 }

@@ -1,0 +1,233 @@
+import BlueZ
+import DBus
+
+/// The shell around ``ConnectionLifecycle``: callers wait on their own continuation, replies
+/// and wake-ups come back to the actor as events, and the machine's actions run here.
+extension Peripheral {
+    typealias LinkWaiter = CheckedContinuation<(Result<Void, BLEError>, LinkFollowUp), Never>
+    typealias Lifecycle = ConnectionLifecycle<LinkWaiter>
+
+    /// Deadlines at least this long leave room for a second try after a stalled one.
+    static let retryableConnectTimeout: Duration = .seconds(10)
+
+    // MARK: Connecting
+
+    /// Brings the link up and waits for resolution, within `timeout`. A connect asked by the
+    /// app takes over from a reconnection in progress; the reconnection itself passes
+    /// `reconnecting`.
+    func connectLink(timeout: Duration, reconnecting: Bool = false) async throws(BLEError) {
+        if connectionState == .connected, mirroredDevice().resolved { return }
+        follow()
+        // Registered before the link is up: a peripheral may ask for security at once, and
+        // bluetoothd then asks its default agent. A failure shows at pair().
+        try? await central?.pairingAgent.register()
+        let id = nextLinkWaiter
+        nextLinkWaiter += 1
+        let site = session.diagnostics.willSuspend()
+        let (result, followUp) = await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: LinkWaiter) in
+                runLink(
+                    lifecycle.connect(
+                        id, waiter, timeout: timeout, retryable: timeout >= Self.retryableConnectTimeout,
+                        reconnecting: reconnecting, device: mirroredDevice(), now: .now))
+            }
+        } onCancel: {
+            Task(executorPreference: session.connection.executor) { await self.cancelLinkWait(id) }
+        }
+        session.diagnostics.didResume(site)
+        switch result {
+        case .success:
+            if followUp == .rearm {
+                await rearmSubscriptions()
+                await reacquireChannels()
+            }
+        case .failure(let error):
+            if followUp == .disconnectUnlessDaemonLeaves, await Self.daemonLeaves(session) {
+                // BlueZ cancelled the Connect though this process did not ask: bluetoothd
+                // exiting does that (br-connection-canceled), and its leaving the bus follows.
+                throw BLEError.bluetoothGone
+            }
+            if followUp != .none {
+                // BlueZ cancels a pending Connect on Disconnect; leave no half-open link.
+                // Bounded by the call timeout too, so a connect overruns its deadline by one
+                // unanswered call at most.
+                await sendDisconnect(timeout: min(session.callTimeout, .seconds(5)))
+            }
+            throw error
+        }
+    }
+
+    /// How many callers wait for the connect attempt under way (for tests).
+    var connectWaiterCount: Int { lifecycle.connectWaiterCount }
+
+    private func cancelLinkWait(_ id: UInt64) {
+        runLink(lifecycle.cancel(id))
+        runLink(lifecycle.cancelDisconnect(id, device: mirroredDevice()))
+    }
+
+    /// Whether bluetoothd is gone or leaves the bus within a moment.
+    private static func daemonLeaves(_ session: BlueZSession) async -> Bool {
+        guard session.daemonStatus.present else { return true }
+        let events = session.events(at: .root)
+        defer { events.cancel() }
+        guard session.daemonStatus.present else { return true }
+        let left = try? await withDeadline(
+            .milliseconds(250), what: "waiting for bluetoothd to leave", timedBy: session.connection
+        ) {
+            () throws(BLEError) -> Bool in
+            for await event in events { if case .daemonGone = event { return true } }
+            return false
+        }
+        return left ?? false
+    }
+
+    /// `Device1.Disconnect`, its outcome ignored; sent even from a cancelled task.
+    private func sendDisconnect(timeout: Duration) async {
+        let session = self.session
+        let devicePath = self.devicePath
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            session.startCall(devicePath, BlueZInterface.device1, BlueZMethod.disconnect, [], timeout: timeout) { _ in
+                done.resume()
+            }
+        }
+    }
+
+    // MARK: Disconnecting
+
+    /// Closes the link and waits until it is down. Succeeds at once when not connected; a
+    /// connect under way fails with ``BLEError/Code/cancelled``. Pending operations fail with
+    /// ``BLEError/Code/disconnected``. When bluetoothd refuses or does not answer, the error is
+    /// thrown and the state goes back to what the link is: a peripheral still linked stays
+    /// connected and usable.
+    public func disconnect() async throws(BLEError) {
+        let id = nextLinkWaiter
+        nextLinkWaiter += 1
+        let site = session.diagnostics.willSuspend()
+        let (result, _) = await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: LinkWaiter) in
+                runLink(lifecycle.disconnect(id, waiter))
+            }
+        } onCancel: {
+            Task(executorPreference: session.connection.executor) { await self.cancelLinkWait(id) }
+        }
+        session.diagnostics.didResume(site)
+        try result.get()
+    }
+
+    // MARK: The mirror's view
+
+    /// The device as the mirror holds it now: the two flags only, read where they are stored
+    /// (this runs for every change of the device while it connects).
+    func mirroredDevice() -> Lifecycle.Device {
+        let devicePath = self.devicePath
+        guard let properties = session.read({ $0.properties(at: devicePath, interface: BlueZInterface.device1) })
+        else { return Lifecycle.Device(present: false) }
+        return Lifecycle.Device(
+            present: true, connected: properties[DeviceProperties.Key.connected] == .boolean(true),
+            resolved: properties[DeviceProperties.Key.servicesResolved] == .boolean(true))
+    }
+
+    // MARK: Running the machine
+
+    /// Runs the machine's actions; the state follows its phase first.
+    func runLink(_ actions: [Lifecycle.Action]) {
+        connectionState = lifecycle.phase
+        for action in actions { perform(action) }
+    }
+
+    private func perform(_ action: Lifecycle.Action) {
+        let session = self.session
+        let devicePath = self.devicePath
+        let executor = session.connection.executor
+        switch action {
+        case .sendConnect(let call, let deadline):
+            session.startCall(
+                devicePath, BlueZInterface.device1, BlueZMethod.connect, [], timeout: deadline - .now
+            ) { [weak self] result in
+                self?.report { $0.connectReplied(call: call, result.map { _ in () }, device: $1) }
+            }
+        case .sendDisconnect(let call):
+            session.startCall(
+                devicePath, BlueZInterface.device1, BlueZMethod.disconnect, [], timeout: session.callTimeout
+            ) { [weak self] result in
+                self?.report {
+                    $0.disconnectReplied(
+                        call: call, result.map { _ in () }, device: $1, now: .now, settleLimit: BlueZSession.settleLimit
+                    )
+                }
+            }
+        case .restartLink(let call):
+            session.startCall(devicePath, BlueZInterface.device1, BlueZMethod.disconnect, [], timeout: .seconds(5)) {
+                [weak self] _ in
+                self?.report { $0.restartReplied(call: call, device: $1, now: .now) }
+            }
+        case .refreshDevice:
+            // What the re-read changes comes back as the device's change.
+            Task(executorPreference: executor) {
+                _ = await session.refreshProperties(at: devicePath, interface: BlueZInterface.device1)
+            }
+        case .refreshResolved(let attempt):
+            Task(executorPreference: executor) { [weak self] in
+                await session.refreshResolvedDevice(devicePath)
+                self?.report { machine, _ in machine.refreshFinished(attempt: attempt) }
+            }
+        case .schedule(let timer, let due):
+            // Timed by the bus connection's loop: no timer thread wakes for it.
+            session.connection.schedule(after: due - .now) { [weak self] in
+                self?.report { machine, _ in machine.timerFired(timer, due: due, now: .now) }
+            }
+        case .resume(let waiter, let result, let followUp):
+            waiter.resume(returning: (result, followUp))
+        case .failOperations(let reason):
+            linkDownHook(reason)
+        case .announce(let event):
+            eventBroadcast.yield(event)
+        case .scheduleReconnect(let attempt):
+            let delay = lifecycle.policy.delay(attempt: attempt)
+            eventBroadcast.yield(.reconnecting(attempt: attempt, after: delay))
+            reconnectDelay?.cancel()
+            reconnectDelay = Task(executorPreference: executor) { [weak self] in
+                do { try await Task.sleep(for: delay) } catch { return }
+                self?.report { machine, _ in machine.reconnectDue(attempt: attempt) }
+            }
+        case .reconnect(let attempt):
+            reconnectDelay = nil
+            let timeout = central?.options.connectTimeout ?? .seconds(30)
+            Task(executorPreference: executor) { [weak self] in
+                guard let self else { return }
+                let result: Result<Void, BLEError>
+                do throws(BLEError) {
+                    try await self.connectLink(timeout: timeout, reconnecting: true)
+                    result = .success(())
+                } catch {
+                    result = .failure(error)
+                }
+                self.report { machine, _ in machine.reconnectFinished(attempt: attempt, result) }
+            }
+        case .stopReconnecting:
+            reconnectDelay?.cancel()
+            reconnectDelay = nil
+        case .stalled:
+            let device = mirroredDevice()
+            session.logger.log(
+                .info, "the link did not resolve; connecting once more",
+                metadata: [
+                    "device": devicePath.rawValue, "connected": "\(device.connected)",
+                    "servicesResolved": "\(device.resolved)",
+                ])
+        }
+    }
+
+    typealias LifecycleEvent = @Sendable (inout Lifecycle, Lifecycle.Device) -> [Lifecycle.Action]
+
+    /// Reports an event from the I/O thread (a reply, a wake-up) to the actor, which feeds it
+    /// with the device as the mirror holds it then.
+    private nonisolated func report(_ event: @escaping LifecycleEvent) {
+        Task(executorPreference: session.connection.executor) { await self.feed(event) }
+    }
+
+    private func feed(_ event: LifecycleEvent) {
+        let device = mirroredDevice()
+        runLink(event(&lifecycle, device))
+    }
+}
