@@ -433,6 +433,26 @@ struct ConnectionLifecycleTests {
         #expect(link.phase == .connecting)
     }
 
+    @Test("wake-ups matter while what they time is pending, and not after")
+    func neededTimers() {
+        var link = Lifecycle(policy: .never)
+        _ = link.connect(
+            1, "A", timeout: .seconds(30), retryable: true, reconnecting: false, device: Self.down, now: Self.t0)
+        #expect(link.needs(.deadline(waiter: 1)))
+        #expect(link.needs(.stall(attempt: 1)))
+        _ = link.deviceChanged(Self.resolved, daemonPresent: true)
+        #expect(!link.needs(.stall(attempt: 1)), "resolved: no second try")
+        #expect(link.needs(.deadline(waiter: 1)), "the refresh still counts against it")
+        _ = link.refreshFinished(attempt: 1)
+        #expect(!link.needs(.deadline(waiter: 1)))
+        _ = link.disconnect(3, "D")
+        _ = link.disconnectReplied(
+            call: 3, .success(()), device: Self.linked, now: Self.at(.seconds(1)), settleLimit: .seconds(2))
+        #expect(link.needs(.settle(call: 3)))
+        _ = link.deviceChanged(Self.down, daemonPresent: true)
+        #expect(!link.needs(.settle(call: 3)))
+    }
+
     @Test("reattaching a link another process opened shows it connected")
     func reattach() {
         var link = Lifecycle(policy: .never)

@@ -37,7 +37,7 @@ struct ConnectionLifecycle<Waiter> {
     }
 
     /// A wake-up the shell schedules and reports with ``timerFired(_:now:)``.
-    enum Timer: Equatable, Sendable {
+    enum Timer: Hashable, Sendable {
         /// A connect caller's deadline.
         case deadline(waiter: UInt64)
         /// Half of the first caller's deadline: the attempt may be made once more.
@@ -136,6 +136,20 @@ struct ConnectionLifecycle<Waiter> {
 
     /// Whether this process is disconnecting the link.
     var isDisconnecting: Bool { disconnecting.map { !$0.superseded } ?? false }
+
+    /// Whether `timer` still matters: the shell forgets the wake-ups that no longer do.
+    func needs(_ timer: Timer) -> Bool {
+        switch timer {
+        case .deadline(let waiter):
+            return attempt?.waiters.contains { $0.id == waiter } ?? false
+        case .stall(let id):
+            guard let running = attempt, running.id == id, running.number == 1, case .calling = running.stage
+            else { return false }
+            return true
+        case .settle(let call):
+            return disconnecting.map { $0.call == call && $0.answered } ?? false
+        }
+    }
 
     private mutating func makeID() -> UInt64 {
         defer { nextID += 1 }

@@ -133,6 +133,11 @@ extension Peripheral {
     func runLink(_ actions: [Lifecycle.Action]) {
         connectionState = lifecycle.phase
         for action in actions { perform(action) }
+        // A connect that ended leaves its deadline set for up to its whole timeout otherwise.
+        for (timer, id) in linkTimers where !lifecycle.needs(timer) {
+            linkTimers[timer] = nil
+            session.connection.cancelScheduled(id)
+        }
     }
 
     private func perform(_ action: Lifecycle.Action) {
@@ -173,7 +178,7 @@ extension Peripheral {
             }
         case .schedule(let timer, let due):
             // Timed by the bus connection's loop: no timer thread wakes for it.
-            session.connection.schedule(after: due - .now) { [weak self] in
+            linkTimers[timer] = session.connection.schedule(after: due - .now) { [weak self] in
                 self?.report { machine, _ in machine.timerFired(timer, due: due, now: .now) }
             }
         case .resume(let waiter, let result, let followUp):

@@ -21,6 +21,8 @@ public actor Peripheral {
     /// by the shell in Peripheral+Lifecycle.swift. ``connectionState`` follows its phase.
     var lifecycle: Lifecycle
     var nextLinkWaiter: UInt64 = 1
+    /// The lifecycle's wake-ups set on the bus connection's loop, forgotten once not needed.
+    var linkTimers: [Lifecycle.Timer: UInt64] = [:]
     /// The delay before the next reconnect attempt, while one runs.
     var reconnectDelay: Task<Void, Never>?
     var follower: Task<Void, Never>?

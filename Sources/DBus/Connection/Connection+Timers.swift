@@ -33,11 +33,21 @@ extension Connection {
     /// Calls `fire` on the I/O thread once `duration` has passed, or as soon as the connection
     /// closes (at once, on the calling thread, when it is closed already): a wake-up for code
     /// that keeps its own deadlines and checks them when called. `fire` must not block.
-    public func schedule(after duration: Duration, _ fire: @escaping @Sendable () -> Void) {
+    /// Returns the wake-up's id for ``cancelScheduled(_:)``.
+    @discardableResult
+    public func schedule(after duration: Duration, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
         let deadline = MonotonicClock.deadline(after: duration)
         let id = core.makeID()
         let accepted = core.enqueue { loop in loop.addTimer(id, deadline: deadline) { _ in fire() } }
         if !accepted { fire() }
+        return id
+    }
+
+    /// Forgets a wake-up set by ``schedule(after:_:)`` that is no longer needed, so that it
+    /// neither runs nor stays in the loop's timers until due (a connect's 30 s deadline, once
+    /// the connect is done). Nothing happens for one that has run already.
+    public func cancelScheduled(_ id: UInt64) {
+        core.enqueue { loop in loop.cancelTimer(id) }
     }
 
     private static var closedError: DBusError { DBusError(.disconnected, message: "the connection is closed") }
