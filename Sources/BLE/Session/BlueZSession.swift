@@ -105,6 +105,15 @@ final class BlueZSession: Sendable {
         if let owner { await resync(owner: owner) }
     }
 
+    /// The interfaces whose objects the session mirrors (the characteristics' changes by rules
+    /// of their own, see ``signalRules``), the most frequent first: `InterfacesAdded` names
+    /// them, and a name among these is taken without building it anew.
+    static let mirroredInterfaces = [
+        BlueZInterface.device1, BlueZInterface.gattCharacteristic1, BlueZInterface.gattDescriptor1,
+        BlueZInterface.gattService1, BlueZInterface.adapter1, BlueZInterface.leAdvertisingManager1,
+        BlueZInterface.battery1,
+    ]
+
     /// What the session asks the bus for: bluetoothd's objects coming and going, `Device1`'s
     /// own signals, and the property changes of every interface it mirrors but one.
     ///
@@ -115,10 +124,7 @@ final class BlueZSession: Sendable {
     /// someone subscribes to it (``followCharacteristic(_:)``); nothing else needs them (its
     /// `MTU` is read after each connection, BlueZ quirk Q10).
     static let signalRules: [MatchRule] = {
-        let mirrored = [
-            BlueZInterface.adapter1, BlueZInterface.device1, BlueZInterface.gattService1,
-            BlueZInterface.gattDescriptor1, BlueZInterface.leAdvertisingManager1, BlueZInterface.battery1,
-        ]
+        let mirrored = mirroredInterfaces.filter { $0 != BlueZInterface.gattCharacteristic1 }
         return [
             MatchRule(sender: BlueZService.busName, interface: .objectManager),
             MatchRule(sender: BlueZService.busName, interface: BlueZInterface.device1),
@@ -230,7 +236,7 @@ final class BlueZSession: Sendable {
     private func takeInterfacesAdded(_ signal: borrowing ReceivedSignal) -> Bool {
         guard signal.is(BlueZSignal.interfacesAdded, of: .objectManager),
             let owner = state.withLock({ $0.owner }), signal.isSent(by: owner),
-            let added = signal.interfacesAdded()
+            let added = signal.interfacesAdded(known: Self.mirroredInterfaces)
         else { return false }
         apply(.interfacesAdded(added.path, added.interfaces), serial: signal.serial)
         return true

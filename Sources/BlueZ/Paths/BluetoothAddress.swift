@@ -50,9 +50,24 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
     /// (bluez-dbus-api.md §9 Q21); compare an alias with it to tell "no name".
     public var aliasFallback: String { formatted(separator: "-") }
 
-    /// The six groups, upper-case, joined by `separator`.
+    /// The six groups, upper-case, joined by `separator` (one ASCII character): written into
+    /// one buffer, since every advertisement a scan reports names its address.
     func formatted(separator: String) -> String {
-        bytes.map(Self.hexPair).joined(separator: separator)
+        guard let mark = separator.utf8.first, separator.utf8.count == 1 else {
+            return bytes.map(Self.hexPair).joined(separator: separator)
+        }
+        let digits: StaticString = "0123456789ABCDEF"
+        return String(unsafeUninitializedCapacity: 17) { buffer in
+            digits.withUTF8Buffer { hex in
+                for group in 0..<6 {
+                    let byte = Int(truncatingIfNeeded: rawValue >> (40 - 8 * UInt64(group))) & 0xFF
+                    buffer[3 * group] = hex[byte >> 4]
+                    buffer[3 * group + 1] = hex[byte & 0x0F]
+                    if group < 5 { buffer[3 * group + 2] = mark }
+                }
+            }
+            return 17
+        }
     }
 
     /// Orders addresses by their numeric value.

@@ -170,6 +170,9 @@ enum MessageDecoder {
         ("as", .array(.string)),
         ("ao", .array(.objectPath)),
         ("a{sa{sv}}", .dictionary(key: .string, value: .dictionary(key: .string, value: .variant))),
+        // Manufacturer and advertising data maps: in most advertisements a scan reports.
+        ("a{qv}", .dictionary(key: .uint16, value: .variant)),
+        ("a{yv}", .dictionary(key: .byte, value: .variant)),
     ]
 
     private static func basic<T>(_ iter: inout DBusMessageIter, _ initial: T) -> T {

@@ -41,8 +41,11 @@ public struct ObjectPath: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// The path with its last element removed; `nil` for the root path.
     public var parent: ObjectPath? {
-        guard rawValue != "/", let slash = rawValue.lastIndex(of: "/") else { return nil }
-        if slash == rawValue.startIndex { return .root }
+        // Searched as bytes: a search by Character compares grapheme clusters, and this runs
+        // for every object a mirror adds.
+        let bytes = rawValue.utf8
+        guard rawValue != "/", let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        if slash == bytes.startIndex { return .root }
         return ObjectPath(unchecked: String(rawValue[..<slash]))
     }
 

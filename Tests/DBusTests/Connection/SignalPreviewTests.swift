@@ -97,6 +97,7 @@ import Testing
             try exportPing(on: emitter)
             let added = SignalDeliveryTests.fixedMember("InterfacesAdded")
             let taken = PosixMutex<[(ObjectPath, [InterfaceName: [String: DBusValue]])?]>([])
+            let takenByKnown = PosixMutex<[(ObjectPath, [InterfaceName: [String: DBusValue]])?]>([])
             let handled = PosixMutex<[DBusMessage]>([])
             let subscription = try await listener.signalHandler(
                 matchingAny: [MatchRule(interface: .objectManager)],
@@ -104,6 +105,9 @@ import Testing
                     guard signal.is(added, of: .objectManager) else { return false }
                     let decoded = signal.interfacesAdded()
                     taken.withLock { $0.append(decoded.map { ($0.path, $0.interfaces) }) }
+                    // A name among the known ones is recognised, not rebuilt: the same result.
+                    let known = signal.interfacesAdded(known: [SignalPreviewTests.widget])
+                    takenByKnown.withLock { $0.append(known.map { ($0.path, $0.interfaces) }) }
                     return false
                 }
             ) { message in handled.withLock { $0.append(message) } }
@@ -154,6 +158,10 @@ import Testing
             let widget = try #require(first.1[SignalPreviewTests.widget])
             #expect(widget == Dictionary(uniqueKeysWithValues: properties))
             #expect(results.dropFirst().allSatisfy { $0 == nil })
+            let byKnown = takenByKnown.withLock { $0 }
+            #expect(byKnown.count == 3)
+            #expect(byKnown.first??.1 == first.1)
+            #expect(byKnown.dropFirst().allSatisfy { $0 == nil }, "a bad name is still refused")
             #expect(handled.withLock { $0.count } == 3, "the preview took none")
         }
     }
