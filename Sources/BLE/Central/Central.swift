@@ -25,7 +25,7 @@ public actor Central {
     nonisolated let adapterPath: ObjectPath
     nonisolated let stateBroadcast: Broadcast<ManagerState>
     var follower: Task<Void, Never>?
-    var discovery = DiscoverySessions()
+    var discovery = DiscoveryMachine<DiscoveryWaiter>()
     var peripherals: [PeripheralID: Peripheral] = [:]
     var connectAttempts: [PeripheralID: SharedAttempt<Peripheral>] = [:]
     /// The pairing agent, registered with bluetoothd before this central first connects or pairs.
@@ -120,20 +120,14 @@ public actor Central {
         switch event {
         case .daemonGone:
             // bluetoothd's discovery sessions died with it.
-            discovery.running = false
-            discovery.appliedFilter = nil
+            discovery.reset()
         case .tree(let treeEvent, let changes, let serial):
             let poweredOff =
                 changes.contains { change in
                     change.path == adapterPath && change.interface == BlueZInterface.adapter1
                 } && state != .poweredOn
-            if poweredOff {
-                discovery.running = false
-                discovery.appliedFilter = nil
-            }
-            if discoveryStoppedUnderUs(treeEvent, serial: serial) {
-                Task(executorPreference: session.connection.executor) { await self.reviveDiscovery(after: serial) }
-            }
+            if poweredOff { discovery.reset() }
+            discoveryMayHaveStopped(treeEvent, serial: serial)
         default:
             break
         }

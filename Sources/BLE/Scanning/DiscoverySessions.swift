@@ -1,7 +1,8 @@
 import BlueZ
 import DBus
 
-/// The scans sharing one BlueZ discovery session, and what the adapter was last told.
+/// The scans sharing one BlueZ discovery session, and what the adapter was last told (the
+/// state of ``DiscoveryMachine``).
 ///
 /// BlueZ keeps one discovery session and one filter per bus connection, so concurrent scans
 /// of a central merge their filters; each scan then filters its own results client-side.
@@ -12,9 +13,6 @@ struct DiscoverySessions {
     /// The serial bluetoothd gave its answer to this central's last StartDiscovery (nil when
     /// unknown): which `Discovering=false` came after it.
     var startSerial: UInt32?
-    /// An async mutex: start/stop/filter changes must not interleave across awaits.
-    var busy = false
-    var waiters: [CheckedContinuation<Void, Never>] = []
     var nextID: UInt64 = 1
 
     /// The SetDiscoveryFilter dictionary for the current scans: the union of their service
@@ -46,118 +44,95 @@ struct ScanRequest: Sendable {
     var options: ScanOptions
 }
 
+/// A scan waiting for discovery to start or stop for it.
+typealias DiscoveryWaiter = CheckedContinuation<Result<Void, BLEError>, Never>
+
+/// The shell around ``DiscoveryMachine``: callers wait on their own continuation, bluetoothd's
+/// answers come back to the actor as events.
 extension Central {
-    func lockDiscovery() async {
-        while discovery.busy {
-            let site = session.diagnostics.willSuspend()
-            defer { session.diagnostics.didResume(site) }
-            await withCheckedContinuation { discovery.waiters.append($0) }
-        }
-        discovery.busy = true
-    }
-
-    func unlockDiscovery() {
-        discovery.busy = false
-        if !discovery.waiters.isEmpty { discovery.waiters.removeFirst().resume() }
-    }
-
     /// Adds a scan; the first one starts discovery, later ones widen the filter.
     func addScan(_ request: ScanRequest) async throws(BLEError) -> UInt64 {
-        await lockDiscovery()
-        defer { unlockDiscovery() }
-        let id = discovery.nextID
-        discovery.nextID += 1
-        discovery.scans[id] = request
-        do {
-            try await applyDiscovery()
-        } catch {
-            discovery.scans[id] = nil
-            throw error
+        let id = discovery.makeID()
+        let refusal =
+            state == .poweredOn
+            ? nil
+            : BLEError(state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot scan: \(state)")
+        let site = session.diagnostics.willSuspend()
+        let result = await withCheckedContinuation { (waiter: DiscoveryWaiter) in
+            runDiscovery(discovery.add(id, request, waiter, refusal: refusal))
         }
+        session.diagnostics.didResume(site)
+        try result.get()
         return id
     }
 
     /// Removes a scan; the last one leaving stops discovery.
     func removeScan(_ id: UInt64) async {
-        await lockDiscovery()
-        defer { unlockDiscovery() }
-        guard discovery.scans.removeValue(forKey: id) != nil else { return }
-        try? await applyDiscovery()
-    }
-
-    private func applyDiscovery() async throws(BLEError) {
-        if discovery.scans.isEmpty {
-            guard discovery.running else { return }
-            discovery.running = false
-            discovery.appliedFilter = nil
-            do {
-                _ = try await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.stopDiscovery)
-            } catch  where error.code == .failed || error.code == .poweredOff || error.code == .bluetoothUnavailable {
-                // Already stopped by power-off or a restart: nothing left to stop.
-            }
-            return
+        let site = session.diagnostics.willSuspend()
+        _ = await withCheckedContinuation { (waiter: DiscoveryWaiter) in
+            runDiscovery(discovery.remove(id, waiter))
         }
-        guard state == .poweredOn else {
-            throw BLEError(state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot scan: \(state)")
-        }
-        let filter = discovery.mergedFilter
-        if filter != discovery.appliedFilter {
-            _ = try await session.call(
-                adapterPath, BlueZInterface.adapter1, BlueZMethod.setDiscoveryFilter,
-                [
-                    .dictionary(
-                        key: .string, value: .variant,
-                        filter.keys.sorted().map {
-                            DBusDictionaryEntry(.string($0), .variant(filter[$0] ?? .boolean(false)))
-                        })
-                ])
-            discovery.appliedFilter = filter
-        }
-        guard !discovery.running else { return }
-        do {
-            let reply = try await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.startDiscovery)
-            discovery.startSerial = reply.serial
-        } catch  where error.code == .inProgress {
-            // This connection already has a session (e.g. started before a state glitch).
-            discovery.startSerial = nil
-        }
-        discovery.running = true
+        session.diagnostics.didResume(site)
     }
 
     /// Whether `event` (a signal bluetoothd numbered `serial`) says the adapter stopped
-    /// discovering while this central's discovery should run, after bluetoothd answered its
-    /// StartDiscovery. One from before that answer is ignored: a client that had set a filter
-    /// leaving while the start was pending (`discovery_disconnect`'s idle branch), which the
-    /// start's own `Discovering=true` follows.
-    func discoveryStoppedUnderUs(_ event: ObjectTreeEvent, serial: UInt32) -> Bool {
+    /// discovering while this central's discovery should run: then discovery is started again
+    /// (see ``DiscoveryMachine/stoppedUnderUs(serial:adapterDiscovering:)``).
+    func discoveryMayHaveStopped(_ event: ObjectTreeEvent, serial: UInt32) {
         guard case .propertiesChanged(let path, let interface, let changed, _) = event, path == adapterPath,
             interface == BlueZInterface.adapter1, changed[AdapterProperties.Key.discovering] == .boolean(false),
-            serial != 0, discovery.running, state == .poweredOn
-        else { return false }
-        return discovery.startSerial.map { PropertyRefreshes.isOlder($0, than: serial) } ?? true
+            state == .poweredOn, discovery.mayHaveStoppedUnderUs(serial: serial)
+        else { return }
+        runDiscovery(discovery.stoppedUnderUs(serial: serial, adapterDiscovering: adapterDiscovering()))
     }
 
-    /// Restarts a discovery bluetoothd stopped under this central (see
-    /// ``discoveryStoppedUnderUs(_:serial:)``): a client that had set a filter leaving while
-    /// this one discovered alone makes `discovery_stop` stop the kernel's discovery (BlueZ
-    /// 5.66 and later), and this central's session stays registered but hears nothing. The
-    /// same client leaving in the idle phase of a discovery restart says `Discovering=false`
-    /// too; restarting then is harmless. Nothing is done when the adapter is discovering again
-    /// or a newer StartDiscovery was answered since.
-    func reviveDiscovery(after serial: UInt32) async {
-        await lockDiscovery()
-        defer { unlockDiscovery() }
-        guard discovery.running, !discovery.scans.isEmpty, state == .poweredOn,
-            discovery.startSerial.map({ PropertyRefreshes.isOlder($0, than: serial) }) ?? true,
-            (try? session.tree.adapter(at: adapterPath))??.discovering == false
-        else { return }
-        session.logger.log(.info, "bluetoothd stopped the discovery under this central; starting it again")
-        discovery.running = false
-        _ = try? await session.call(adapterPath, BlueZInterface.adapter1, BlueZMethod.stopDiscovery)
-        do {
-            try await applyDiscovery()
-        } catch {
-            session.logger.log(.info, "restarting the discovery failed: \(error)")
+    private func adapterDiscovering() -> Bool {
+        let adapterPath = self.adapterPath
+        return session.read { $0.properties(at: adapterPath, interface: BlueZInterface.adapter1) }?[
+            AdapterProperties.Key.discovering] == .boolean(true)
+    }
+
+    private func runDiscovery(_ actions: [DiscoveryMachine<DiscoveryWaiter>.Action]) {
+        for action in actions {
+            switch action {
+            case .resume(let waiter, let result):
+                waiter.resume(returning: result)
+            case .send(let call):
+                if call == .restart {
+                    session.logger.log(.info, "bluetoothd stopped the discovery under this central; starting it again")
+                }
+                send(call)
+            }
         }
+    }
+
+    private func send(_ call: DiscoveryMachine<DiscoveryWaiter>.Call) {
+        let member: MemberName
+        var arguments: [DBusValue] = []
+        switch call {
+        case .setFilter(let filter):
+            member = BlueZMethod.setDiscoveryFilter
+            arguments = [
+                .dictionary(
+                    key: .string, value: .variant,
+                    filter.keys.sorted().map {
+                        DBusDictionaryEntry(.string($0), .variant(filter[$0] ?? .boolean(false)))
+                    })
+            ]
+        case .start: member = BlueZMethod.startDiscovery
+        case .stop, .restart: member = BlueZMethod.stopDiscovery
+        }
+        session.startCall(adapterPath, BlueZInterface.adapter1, member, arguments, timeout: session.callTimeout) {
+            [weak self] result in
+            guard let self else { return }
+            Task(executorPreference: self.session.connection.executor) {
+                await self.discoveryCallFinished(result.map { _ in () }, serial: try? result.get().serial)
+            }
+        }
+    }
+
+    private func discoveryCallFinished(_ result: Result<Void, BLEError>, serial: UInt32?) {
+        if case .failure(let error) = result { session.logger.log(.debug, "discovery call failed: \(error)") }
+        runDiscovery(discovery.finished(result, serial: serial, adapterDiscovering: adapterDiscovering()))
     }
 }
