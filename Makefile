@@ -104,6 +104,9 @@ fuzz-corpus: deps
 
 ## DocC documentation from the toolchain's own docc (no plugin): a static site in .build/docs/site.
 docs: deps
+	# dump-symbol-graph extracts every module of the package, the test modules too, and fails
+	# for those not built yet (make docs straight after make demo did): build them first.
+	$(SWIFT) build --build-tests
 	$(SWIFT) package dump-symbol-graph --minimum-access-level public >/dev/null
 	rm -rf .build/docs && mkdir -p .build/docs/graphs
 	cp "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph/BLE.symbols.json" .build/docs/graphs/
