@@ -67,6 +67,7 @@ public actor Peripheral {
         follower?.cancel()
         for subscription in followedCharacteristics.values { subscription.cancel() }
         reconnectDelay?.cancel()
+        for id in linkTimers.values { session.connection.cancelScheduled(id) }
         eventBroadcast.finish()
     }
 
