@@ -47,8 +47,9 @@ final class PairingAgent: Sendable {
 
     // MARK: Registration
 
-    /// Exports the agent (once) and registers it with the running bluetoothd unless it already is.
-    func register() async throws(BLEError) {
+    /// Exports the agent (once) and registers it with the running bluetoothd unless it already
+    /// is; the call waits at most `timeout` (the session's call timeout when nil).
+    func register(timeout: Duration? = nil) async throws(BLEError) {
         guard let owner = session.owner else { throw BLEError.bluetoothGone }
         if state.withLock({ $0.registeredWith == owner }) { return }
         let export = state.withLock { state -> Bool in
@@ -66,7 +67,7 @@ final class PairingAgent: Sendable {
         do {
             _ = try await session.call(
                 BlueZService.managerPath, BlueZInterface.agentManager1, BlueZMethod.registerAgent,
-                [.objectPath(Self.path), .string(handler.capability.rawValue)])
+                [.objectPath(Self.path), .string(handler.capability.rawValue)], timeout: timeout)
         } catch {
             // AlreadyExists: registered by a concurrent call on this connection (one per client).
             guard error.dbusErrorName == BlueZErrorName.alreadyExists else { throw error }

@@ -19,8 +19,12 @@ extension Peripheral {
         if connectionState == .connected, mirroredDevice().resolved { return }
         follow()
         // Registered before the link is up: a peripheral may ask for security at once, and
-        // bluetoothd then asks its default agent. A failure shows at pair().
-        try? await central?.pairingAgent.register()
+        // bluetoothd then asks its default agent. A failure shows at pair(). Within the
+        // connect's deadline: a bluetoothd that does not answer must not hold the connect
+        // past it.
+        let start = ContinuousClock.now
+        try? await central?.pairingAgent.register(timeout: timeout)
+        let remaining = timeout - (ContinuousClock.now - start)
         let id = nextLinkWaiter
         nextLinkWaiter += 1
         let site = session.diagnostics.willSuspend()
@@ -28,7 +32,7 @@ extension Peripheral {
             await withCheckedContinuation { (waiter: LinkWaiter) in
                 runLink(
                     lifecycle.connect(
-                        id, waiter, timeout: timeout, retryable: timeout >= Self.retryableConnectTimeout,
+                        id, waiter, timeout: remaining, retryable: timeout >= Self.retryableConnectTimeout,
                         reconnecting: reconnecting, device: mirroredDevice(), now: .now))
             }
         } onCancel: {
