@@ -8,8 +8,8 @@ APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
 BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo dbus-demo test test-bluez build bench bench-dbus lint clean conformance bleak-venv docs docs-check \
-	soak sanitize sanitize-thread sanitize-address fuzz fuzz-corpus
+.PHONY: deps demo dbus-demo test test-bluez test-under-load build bench bench-dbus lint clean conformance bleak-venv \
+	docs docs-check soak sanitize sanitize-thread sanitize-address fuzz fuzz-corpus
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -49,6 +49,18 @@ test: deps
 test-bluez: deps
 	$(SWIFT) build --build-tests
 	Tests/RealBlueZ/run.sh
+
+## The whole suite 5 times in a row (UNDER_LOAD_RUNS) while a CPU load keeps every core busy:
+## stress-ng, installed here when missing, else one `yes` loop per core (Tests/UnderLoad/run.sh).
+## One line per run and a summary; fails when a run failed. No test may depend on the machine's speed.
+UNDER_LOAD_RUNS ?= 5
+test-under-load: deps
+	$(SWIFT) build --build-tests
+	@command -v stress-ng >/dev/null 2>&1 \
+		|| { $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stress-ng; } \
+			>/dev/null 2>&1 \
+		|| echo "stress-ng could not be installed: one yes loop per core instead"
+	SWIFT="$(SWIFT)" Tests/UnderLoad/run.sh $(UNDER_LOAD_RUNS)
 
 bleak-venv: deps
 	@[ -x $(BLEAK_VENV)/bin/python ] && $(BLEAK_VENV)/bin/python -c "import bleak" 2>/dev/null || { \

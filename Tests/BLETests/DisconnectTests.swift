@@ -129,11 +129,11 @@ struct DisconnectTests {
             let read = Task { try await location.read(timeout: .seconds(60)) }
             try await recorder.waitFor("GattCharacteristic1.ReadValue")
             try await handledByBluetoothd(central)
-            let start = ContinuousClock.now
             try fixture.simulator.dropLink(address: Self.hrm)
+            // Ended by the link loss, at once: bluetoothd drops the delayed answer with the link,
+            // and the read's deadline (a minute, past the suite's time limit) would say timeout.
             let error = await bleError { try await read.value }
             #expect(error?.code == .disconnected)
-            #expect(ContinuousClock.now - start < .seconds(10), "well before the 30 s reply")
             await central.close()
         }
     }
@@ -148,11 +148,11 @@ struct DisconnectTests {
             let read = Task { try await location.read(timeout: .seconds(60)) }
             try await recorder.waitFor("GattCharacteristic1.ReadValue")
             try await handledByBluetoothd(central)
-            let start = ContinuousClock.now
             try await peripheral.disconnect()
+            // Ended by the link loss, at once: bluetoothd drops the delayed answer with the link,
+            // and the read's deadline (a minute, past the suite's time limit) would say timeout.
             let error = await bleError { try await read.value }
             #expect(error?.code == .disconnected)
-            #expect(ContinuousClock.now - start < .seconds(10), "well before the 30 s reply")
             await central.close()
         }
     }

@@ -87,12 +87,14 @@ struct GattErrorTests {
     func readTimeout() async throws {
         try await Self.run { fixture, _, peripheral in
             let control = try await Self.control(peripheral)
-            fixture.simulator.inject(SimulatedFault(.read, address: Self.sensor, action: .delay(.seconds(2))))
-            let start = ContinuousClock.now
+            // Answered 8 s later: far past the 150 ms deadline, even on a loaded machine.
+            fixture.simulator.inject(SimulatedFault(.read, address: Self.sensor, action: .delay(.seconds(8))))
+            let served = fixture.simulator.statistics.gattOperations
             let error = await bleError { try await control.read(timeout: .milliseconds(150)) }
             #expect(error?.code == .timeout)
             #expect(error?.isTransient == true)
-            #expect(ContinuousClock.now - start < .seconds(10))
+            // Ended by its deadline, not by the answer: the simulator has not answered it yet.
+            #expect(fixture.simulator.statistics.gattOperations == served, "before the delayed answer")
             // bluetoothd still waits for the first answer (one ATT request at a time): the next
             // read queues behind it there, and succeeds.
             #expect(try await control.read() == Data([0x00]))
@@ -118,10 +120,12 @@ struct GattErrorTests {
         options.callTimeout = .milliseconds(200)
         try await Self.run(options: options) { fixture, _, peripheral in
             let control = try await Self.control(peripheral)
-            fixture.simulator.inject(SimulatedFault(.read, address: Self.sensor, action: .noReply))
-            let start = ContinuousClock.now
+            // Answered 8 s later, under the 25 s default: a read that waited for that default
+            // would get the value instead of timing out.
+            fixture.simulator.inject(SimulatedFault(.read, address: Self.sensor, action: .delay(.seconds(8))))
+            let served = fixture.simulator.statistics.gattOperations
             #expect(await bleError { try await control.read() }?.code == .timeout)
-            #expect(ContinuousClock.now - start < .seconds(10), "well before the 25 s default")
+            #expect(fixture.simulator.statistics.gattOperations == served, "timed out before the delayed answer")
         }
     }
 
@@ -136,10 +140,11 @@ struct GattErrorTests {
             let read = Task { try await control.read(timeout: .seconds(30)) }
             try await recorder.waitFor("GattCharacteristic1.ReadValue")
             try await handledByBluetoothd(central)
-            let start = ContinuousClock.now
+            let served = fixture.simulator.statistics.gattOperations
             read.cancel()
             #expect(await bleError { try await read.value }?.code == .cancelled)
-            #expect(ContinuousClock.now - start < .seconds(6), "well before the delayed answer")
+            // It did not wait for the answer: the simulator still holds the read.
+            #expect(fixture.simulator.statistics.gattOperations == served, "before the delayed answer")
             #expect(try await control.read() == Data([0x00]))
         }
     }

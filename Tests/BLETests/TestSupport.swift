@@ -4,6 +4,7 @@ import BlueZ
 import DBus
 import DBusTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 // Helpers shared by the bus tests: log recording, a raw D-Bus probe, sequence collection and
@@ -170,6 +171,68 @@ func eventually(
         }
         try await Task.sleep(for: .milliseconds(5))
     }
+}
+
+/// A task started as the reference of a causal check: whether it still runs can be read at
+/// any moment without waiting for it. A test orders events against it instead of reading the
+/// clock ("the caller left while the one sharing its attempt still waits"): a loaded machine
+/// delays both alike and leaves their order, while an operation that waited for what it must
+/// not wait for ends after the reference.
+struct Watched<Value: Sendable>: Sendable {
+    private final class Flag: Sendable {
+        let ended = Atomic<Bool>(false)
+    }
+
+    let task: Task<Value, Never>
+    private let flag: Flag
+
+    init(_ body: @escaping @Sendable () async -> Value) {
+        let flag = Flag()
+        self.flag = flag
+        task = Task {
+            let value = await body()
+            flag.ended.store(true, ordering: .releasing)
+            return value
+        }
+    }
+
+    /// Whether `body` has not returned yet.
+    var isRunning: Bool { !flag.ended.load(ordering: .acquiring) }
+
+    var value: Value { get async { await task.value } }
+
+    func cancel() { task.cancel() }
+}
+
+/// An event made to happen some time from now: the later event a causal check orders against
+/// ("the wait timed out before the adapter powered on"). A test reads ``hasBegun`` as soon as
+/// the operation under test ended, and checks the order only, never how long anything took:
+/// the operation's own end is due seconds before the event, and a loaded machine delays both
+/// and leaves their order, while an operation that waited past its own end (for the default
+/// deadline, say) comes after the event.
+struct LaterEvent: Sendable {
+    private final class Flag: Sendable {
+        let begun = Atomic<Bool>(false)
+    }
+
+    private let task: Task<Void, any Error>
+    private let flag: Flag
+
+    init(after delay: Duration, _ event: @escaping @Sendable () async throws -> Void) {
+        let flag = Flag()
+        self.flag = flag
+        task = Task {
+            try await Task.sleep(for: delay)
+            flag.begun.store(true, ordering: .releasing)
+            try await event()
+        }
+    }
+
+    /// Whether the event has begun; false proves that what ended before this was read came first.
+    var hasBegun: Bool { flag.begun.load(ordering: .acquiring) }
+
+    /// Waits until the event has happened.
+    func happened() async throws { try await task.value }
 }
 
 /// Runs `body` and returns the ``BLEError`` it throws (failing the test when it throws

@@ -4,11 +4,18 @@ import Testing
 @testable import BLECommandLine
 
 /// `ble scan` against the simulator: plain lines, filters, JSON lines, and the live table on a
-/// pseudo-terminal.
+/// pseudo-terminal. No scan is given a duration to show something within: a loaded machine can
+/// spend any fixed time before the first report (1.5 s once went by with the monitor unlisted).
+/// Each scan is stopped once what the test looks for is shown, by `--count` or by Ctrl-C.
 @Suite(.serialized) struct ScanCommandTests {
     @Test func plainLinesNameServicesAndManufacturer() async throws {
         try await CLIFixture.run { fixture in
-            let outcome = try await fixture.ble("scan", "--duration", "1.5")
+            let process = try ToolProcess(["scan"] + fixture.busArguments)
+            try await process.waitUntil("both devices listed") { output, _ in
+                output.contains(CLIFixture.monitor) && output.contains(CLIFixture.thermometer)
+            }
+            process.send(SIGINT)
+            let outcome = try await process.finish()
             #expect(outcome.status == 0, "\(outcome.errors)")
             let monitor = try #require(outcome.output.split(separator: "\n").first { $0.hasPrefix(CLIFixture.monitor) })
             #expect(monitor.contains("\"Test HRM\""))
@@ -75,8 +82,11 @@ import Testing
 
     @Test func liveTableOnAPseudoTerminal() async throws {
         try await CLIFixture.run { fixture in
-            let process = try ToolProcess(
-                ["scan"] + fixture.busArguments + ["--duration", "2"], terminal: true, columns: 150)
+            let process = try ToolProcess(["scan"] + fixture.busArguments, terminal: true, columns: 150)
+            try await process.waitUntil("the monitor's row, redrawn twice") { screen, _ in
+                screen.contains("Polar Electro (0x006B)") && screen.components(separatedBy: "F\u{1B}[J").count > 2
+            }
+            process.send(SIGINT)
             let outcome = try await process.finish()
             #expect(outcome.status == 0, "\(outcome.output)")
             let screen = outcome.output
@@ -97,7 +107,9 @@ import Testing
     @Test func noColorKeepsTheTableButDropsColours() async throws {
         try await CLIFixture.run { fixture in
             let process = try ToolProcess(
-                ["scan"] + fixture.busArguments + ["--duration", "3"], environment: ["NO_COLOR": "1"], terminal: true)
+                ["scan"] + fixture.busArguments, environment: ["NO_COLOR": "1"], terminal: true)
+            try await process.waitUntil("a redrawn table") { screen, _ in screen.contains("F\u{1B}[J") }
+            process.send(SIGINT)
             let outcome = try await process.finish()
             #expect(outcome.status == 0)
             #expect(outcome.output.contains("NAME"))

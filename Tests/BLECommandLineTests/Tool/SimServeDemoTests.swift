@@ -16,7 +16,10 @@ import Testing
         #expect(first.hasPrefix("DBUS_SYSTEM_BUS_ADDRESS=unix:"))
         let address = String(first.dropFirst("DBUS_SYSTEM_BUS_ADDRESS=".count))
 
-        let scan = try await ToolProcess.run(["scan", "--bus", address, "--duration", "3", "--service", "180D"])
+        // Until the first heart-rate report, however long a loaded machine takes to get there.
+        let scan = try await ToolProcess.run([
+            "scan", "--bus", address, "--count", "1", "--duration", "120", "--service", "180D",
+        ])
         #expect(scan.status == 0, "\(scan.errors)")
         #expect(scan.output.contains("Heart Rate (180D)"))
         // The same simulator through the system-bus default, as ble-sim's first line suggests.

@@ -67,7 +67,8 @@ import Testing
         }
     }
 
-    @Test func cancellingARunStopsIt() async throws {
+    // The run alone lasts 1,000 s: within the time limit, only the cancellation can end it.
+    @Test(.timeLimit(.minutes(1))) func cancellingARunStopsIt() async throws {
         try await ControlHarness.withSimulator { _, simulator, _ in
             let run = Task {
                 try await simulator.startNotifications(
@@ -75,12 +76,9 @@ import Testing
                     interval: .seconds(1))
             }
             try await Task.sleep(for: .milliseconds(50))
-            let clock = ContinuousClock()
-            let start = clock.now
             run.cancel()
             // Nobody is subscribed, so nothing was delivered; what matters is that it returned.
             #expect(try await run.value == 0)
-            #expect(clock.now - start < .seconds(5))
         }
     }
 

@@ -43,6 +43,7 @@ struct FaultFidelityTests {
             let mark = client.transcript.mark
             let started = ContinuousClock.now
             try await client.connectAndResolve()
+            // A lower bound only: a delayed answer never comes early, and load only delays it.
             #expect(ContinuousClock.now - started >= .milliseconds(300))
             #expect(
                 Array(client.transcript.lines(since: mark, kinds: [.reply, .signal]).prefix(2)) == [
@@ -59,6 +60,7 @@ struct FaultFidelityTests {
             let mark = client.transcript.mark
             let started = ContinuousClock.now
             let body = try await client.call(Paths.location, Self.characteristic, "ReadValue", [Self.noOptions])
+            // A lower bound only: a delayed answer never comes early, and load only delays it.
             #expect(ContinuousClock.now - started >= .milliseconds(300))
             #expect(body == [.bytes(Data([0x01]))])
             #expect(

@@ -4,6 +4,7 @@ import DBus
 import DBusTestSupport
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// A simulator and a GATT/advertising application on one private bus, torn down afterwards.
@@ -68,6 +69,8 @@ enum Reaction: Sendable {
     case error(String, String)
     /// Never reply (the reply is kept until the application closes).
     case hold
+    /// Reply with these values this much later: the later event a test orders against.
+    case replyAfter(Duration, [DBusValue])
 }
 
 /// A GATT characteristic, descriptor or service an application exports.
@@ -156,6 +159,11 @@ final class TestApplication: Sendable {
         case .reply(let values): reply.succeed(values)
         case .error(let name, let message): reply.fail(DBusError.reply(name, message))
         case .hold: held.withLock { $0.append(reply) }
+        case .replyAfter(let delay, let values):
+            Task {
+                try? await Task.sleep(for: delay)
+                reply.succeed(values)
+            }
         }
     }
 
@@ -361,4 +369,35 @@ func eventually(timeout: Duration = .seconds(3), _ condition: () -> Bool) async 
         guard ContinuousClock.now < deadline else { throw ServerTestError("condition not met within \(timeout)") }
         try await Task.sleep(for: .milliseconds(5))
     }
+}
+
+/// A task started as the reference of a causal check: whether it still runs can be read at
+/// any moment without waiting for it. A test orders events against it instead of reading the
+/// clock ("the write returned while the read sent before it still waits"): a loaded machine
+/// delays both alike and leaves their order, while a request that waited for what it must not
+/// wait for ends after the reference.
+struct Watched<Value: Sendable>: Sendable {
+    private final class Flag: Sendable {
+        let ended = Atomic<Bool>(false)
+    }
+
+    let task: Task<Value, Never>
+    private let flag: Flag
+
+    init(_ body: @escaping @Sendable () async -> Value) {
+        let flag = Flag()
+        self.flag = flag
+        task = Task {
+            let value = await body()
+            flag.ended.store(true, ordering: .releasing)
+            return value
+        }
+    }
+
+    /// Whether `body` has not returned yet.
+    var isRunning: Bool { !flag.ended.load(ordering: .acquiring) }
+
+    var value: Value { get async { await task.value } }
+
+    func cancel() { task.cancel() }
 }

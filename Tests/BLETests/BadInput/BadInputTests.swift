@@ -100,10 +100,10 @@ struct BadInputTests {
             let peripheral = try await central.connect(
                 try PeripheralID(address: FakeBluetoothd.address), timeout: .seconds(5))
             let characteristic = try await peripheral.characteristic(Self.characteristicUUID, in: Self.serviceUUID)
-            let started = ContinuousClock.now
+            // Ended by the fake's answer, not by the deadline: a read ended by that fails with
+            // timeout.
             let error = await bleError { try await characteristic.read(timeout: .seconds(20)) }
             #expect(error != nil && error?.code != .timeout)
-            #expect(ContinuousClock.now - started < .seconds(20))
             try await handledBy(fake, central)
             #expect(await (try? peripheral.discoverServices())?.isEmpty == true)
             #expect(await bleError { try await characteristic.read() }?.code == .servicesChanged)
@@ -126,12 +126,12 @@ struct BadInputTests {
                 ])
             try await fake.takeName()
             let central = try await fake.central()
-            let started = ContinuousClock.now
+            // Ended by the vanished device, before its deadline: a connect ended by that fails
+            // with timeout.
             let error = await bleError {
                 try await central.connect(try PeripheralID(address: FakeBluetoothd.address), timeout: .seconds(20))
             }
             #expect(error != nil && error?.code != .timeout)
-            #expect(ContinuousClock.now - started < .seconds(20))
             await central.close()
         }
     }

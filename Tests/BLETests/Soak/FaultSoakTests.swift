@@ -53,6 +53,7 @@ struct FaultSoakTests {
                 \(world.record.report)
                 indications: \(indications.confirmed) confirmed by the simulator, \(indications.received) received
                 RSS: \(rssBefore) kB at start, \(rssAfter) kB at end
+                scheduling lag: at worst \(world.lag.worst(since: 0))
                 match rules of the central's connection: \(rulesBefore) before, \(rulesAfter) after
                 \(central.diagnostics.summary)
                 seed \(plan.seed)
@@ -83,6 +84,8 @@ struct FaultSoakTests {
             var random = SeededGenerator(seed: plan.seed &+ 1000)
             await SoakChaos(world: world).run(using: &random) { progress.finished.load(ordering: .relaxed) }
         }
+        // Measures the scheduling lag that the deadline checks allow for (see SoakWorld.run).
+        let pacer = Task { await world.lag.pace { progress.finished.load(ordering: .relaxed) } }
         let indicator = Task {
             var random = SeededGenerator(seed: plan.seed &+ 2000)
             while !progress.finished.load(ordering: .relaxed) {
@@ -91,12 +94,13 @@ struct FaultSoakTests {
             }
         }
         // The workers end first; then chaos and the indicator stop. No progress for this long
-        // means an operation hangs (each has a deadline of a few seconds at most).
+        // (beyond the scheduling lag meanwhile) means an operation hangs (each has a deadline
+        // of a few seconds at most).
         let stallLimit = plan.connectTimeout + plan.margin + .seconds(20)
-        var last = (done: 0, at: ContinuousClock.now)
+        var last = (done: 0, at: ContinuousClock.now, lagMark: world.lag.mark)
         while case let done = progress.done.load(ordering: .relaxed), done < plan.operations {
-            if done != last.done { last = (done, ContinuousClock.now) }
-            if ContinuousClock.now - last.at > stallLimit {
+            if done != last.done { last = (done, ContinuousClock.now, world.lag.mark) }
+            if ContinuousClock.now - last.at > stallLimit + world.lag.worst(since: last.lagMark) * 2 {
                 Issue.record("no progress for \(stallLimit) (seed \(plan.seed)); in flight: \(world.inFlight)")
                 break
             }
@@ -105,6 +109,7 @@ struct FaultSoakTests {
         progress.finished.store(true, ordering: .relaxed)
         await chaos.value
         await indicator.value
+        await pacer.value
         if progress.done.load(ordering: .relaxed) >= plan.operations {
             for task in tasks { await task.value }
         }

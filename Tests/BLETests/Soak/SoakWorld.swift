@@ -23,6 +23,8 @@ final class SoakWorld: Sendable {
     let central: Central
     let simulator: Simulator
     let record = SoakRecord()
+    /// How late the pacer woke up: the scheduling delay of the machine, measured.
+    let lag = SchedulingLag()
     /// Serializes bluetoothd restarts.
     let restarts = AsyncLock()
     private let slots: PosixMutex<[Int: Slot]> = PosixMutex([:])
@@ -56,8 +58,15 @@ final class SoakWorld: Sendable {
 
     // MARK: Operations
 
-    /// Runs one operation, recording its outcome and whether it overran its deadline.
+    /// Runs one operation, recording its outcome and whether it overran its deadline: ended
+    /// later than the deadline, the margin, and twice the worst scheduling lag the pacer
+    /// measured meanwhile. Not a wall-clock bound of its own: a loaded machine delays the
+    /// pacer's wake-ups as it delays the operation's, and raises the bound with them (a run
+    /// beside the whole suite and two busy loops on 2 cores saw lags of 3.4 s, and operations
+    /// end up to 2.4 s past their deadline within them); an operation that waits for what it
+    /// must not wait for (a default deadline of 25 s, a reply that never comes) still overruns.
     func run(_ operation: SoakOperation, on index: Int, using random: inout SeededGenerator) async {
+        let mark = lag.mark
         let start = ContinuousClock.now
         let outcome: String
         do throws(BLEError) {
@@ -68,8 +77,9 @@ final class SoakWorld: Sendable {
         }
         let elapsed = ContinuousClock.now - start
         let deadline = operation == .connect ? plan.connectTimeout : plan.callTimeout
-        if elapsed > deadline + plan.margin {
-            record.overrun("\(operation) on \(index) took \(elapsed) (\(outcome))")
+        let worstLag = lag.worst(since: mark)
+        if elapsed > deadline + plan.margin + worstLag * 2 {
+            record.overrun("\(operation) on \(index) took \(elapsed) (\(outcome)), scheduling lag \(worstLag)")
         }
         record.outcome(operation.rawValue, outcome)
         if outcome == "\(BLEError.Code.bluetoothUnavailable)" || outcome == "\(BLEError.Code.poweredOff)" {
@@ -213,5 +223,46 @@ final class AsyncLock: Sendable {
             return state.waiters.removeFirst()
         }
         next?.resume()
+    }
+}
+
+/// How late a plain timer wakes up while the soak runs: the pacer sleeps for ``interval`` again
+/// and again and records by how much each sleep overran. That is what the machine's load (the
+/// rest of the suite, other processes) adds to every wake-up of every task.
+final class SchedulingLag: Sendable {
+    static let interval: Duration = .milliseconds(10)
+
+    private struct State {
+        var samples: [Duration] = []
+        var sleepingSince: ContinuousClock.Instant?
+    }
+
+    private let state = PosixMutex(State())
+
+    /// Where the samples to come start.
+    var mark: Int { state.withLock { $0.samples.count } }
+
+    /// The worst lag since `mark`, counting the pacer's sleep under way if it overran already.
+    func worst(since mark: Int) -> Duration {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            var worst = state.samples[min(mark, state.samples.count)...].max() ?? .zero
+            if let since = state.sleepingSince { worst = max(worst, now - since - Self.interval) }
+            return worst
+        }
+    }
+
+    /// Sleeps and records, until `finished`.
+    func pace(until finished: @Sendable () -> Bool) async {
+        while !finished() {
+            let start = ContinuousClock.now
+            state.withLock { $0.sleepingSince = start }
+            try? await Task.sleep(for: Self.interval)
+            let lag = ContinuousClock.now - start - Self.interval
+            state.withLock { state in
+                state.sleepingSince = nil
+                state.samples.append(max(lag, .zero))
+            }
+        }
     }
 }
