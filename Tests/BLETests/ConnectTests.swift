@@ -1,5 +1,6 @@
 import BLESimulator
 import BlueZ
+import DBusTestSupport
 import Foundation
 import Testing
 

@@ -173,37 +173,6 @@ func eventually(
     }
 }
 
-/// A task started as the reference of a causal check: whether it still runs can be read at
-/// any moment without waiting for it. A test orders events against it instead of reading the
-/// clock ("the caller left while the one sharing its attempt still waits"): a loaded machine
-/// delays both alike and leaves their order, while an operation that waited for what it must
-/// not wait for ends after the reference.
-struct Watched<Value: Sendable>: Sendable {
-    private final class Flag: Sendable {
-        let ended = Atomic<Bool>(false)
-    }
-
-    let task: Task<Value, Never>
-    private let flag: Flag
-
-    init(_ body: @escaping @Sendable () async -> Value) {
-        let flag = Flag()
-        self.flag = flag
-        task = Task {
-            let value = await body()
-            flag.ended.store(true, ordering: .releasing)
-            return value
-        }
-    }
-
-    /// Whether `body` has not returned yet.
-    var isRunning: Bool { !flag.ended.load(ordering: .acquiring) }
-
-    var value: Value { get async { await task.value } }
-
-    func cancel() { task.cancel() }
-}
-
 /// An event made to happen some time from now: the later event a causal check orders against
 /// ("the wait timed out before the adapter powered on"). A test reads ``hasBegun`` as soon as
 /// the operation under test ended, and checks the order only, never how long anything took:

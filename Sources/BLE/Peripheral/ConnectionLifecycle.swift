@@ -181,7 +181,7 @@ struct ConnectionLifecycle<Waiter> {
             attempt = running
             return actions
         }
-        if disconnecting != nil { disconnecting?.superseded = true }
+        disconnecting?.superseded = true
         phase = .connecting
         var started = Attempt(
             id: makeID(), stage: .settling, deadline: deadline, waiters: [(id, waiter)], byReconnect: reconnecting)

@@ -1,6 +1,7 @@
 import BLESimulator
 import BlueZ
 import DBus
+import DBusTestSupport
 import Foundation
 import Testing
 
