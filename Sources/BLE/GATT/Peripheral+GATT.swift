@@ -74,45 +74,6 @@ extension Peripheral {
         return invalidated
     }
 
-    // MARK: MTU
-
-    /// The largest value one write of `type` carries: ATT MTU − 3 for writes without response
-    /// (from BlueZ's `MTU` property; 20, the minimum, when BlueZ does not report it) and 512
-    /// for writes with response (BlueZ does a long write).
-    public func maximumWriteLength(for type: WriteType) -> Int {
-        switch type {
-        case .withResponse, .reliable: return 512
-        case .withoutResponse: return deviceWriteWithoutResponseLimit(in: session.tree)
-        }
-    }
-
-    /// BlueZ drops MTU silently at a disconnection and restores it silently, so a tree read
-    /// while disconnected often has none: looks without decoding every characteristic.
-    private nonisolated func deviceWriteWithoutResponseLimit(in tree: BlueZObjectTree) -> Int {
-        for service in tree.servicePaths(of: devicePath) {
-            for path in tree.characteristicPaths(of: service) {
-                if let mtu = Self.mtu(of: path, in: tree) { return Int(mtu) - 3 }
-            }
-        }
-        return 20
-    }
-
-    /// The write-without-response limit for one characteristic: its own `MTU` (the link's) when
-    /// BlueZ has it, read without decoding the object; else the walk of the device's objects,
-    /// too slow to do for every write.
-    private nonisolated func writeWithoutResponseLimit(_ path: ObjectPath) -> Int {
-        let tree = session.tree
-        if let mtu = Self.mtu(of: path, in: tree) { return Int(mtu) - 3 }
-        return deviceWriteWithoutResponseLimit(in: tree)
-    }
-
-    /// A characteristic's `MTU` property, when BlueZ reports a usable one.
-    private static func mtu(of path: ObjectPath, in tree: BlueZObjectTree) -> UInt16? {
-        guard case .uint16(let mtu)? = tree.objects[path]?[BlueZInterface.gattCharacteristic1]?["MTU"], mtu > 3
-        else { return nil }
-        return mtu
-    }
-
     // MARK: Read and write
 
     private static let noOptions = DBusValue.dictionary(key: .string, value: .variant, [])
@@ -169,7 +130,7 @@ extension Peripheral {
     ) async throws(BLEError) {
         // 20 bytes fit every link (ATT's smallest MTU is 23): only longer values need the limit.
         if type == .withoutResponse && !descriptor && value.count > 20 {
-            let limit = writeWithoutResponseLimit(path)
+            let limit = await writeWithoutResponseLimit(path)
             guard value.count <= limit else {
                 throw BLEError(
                     .invalidArguments,

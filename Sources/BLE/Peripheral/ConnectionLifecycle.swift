@@ -10,9 +10,11 @@
 ///   of the `Connect` reply and those flags comes first (Q2: the reply usually comes first, not
 ///   always). A `Connect` answered while the mirror still says disconnected makes the shell
 ///   re-read the device: bluetoothd 5.66 can hold the link and never signal `Connected=true`.
-///   Once resolved, the shell refreshes what bluetoothd changes silently (the MTU) and that
-///   reply, sent after every signal of the resolution, is the barrier behind which the GATT
-///   objects' `InterfacesAdded` have all arrived (Q1).
+///   When the device's GATT objects arrived with this attempt (a first connection, or a
+///   changed database), the shell makes one call once resolved: its reply, sent after every
+///   signal of the resolution, is the barrier behind which the objects' `InterfacesAdded` have
+///   all arrived (Q1). When the mirror held the objects before the attempt and they did not
+///   change, the usual reconnection (Q3), nothing is missing and the link is up at once.
 /// - **A stalled attempt** (no resolution by half of a deadline of 10 s or more) is
 ///   disconnected and made once more within what is left of the deadline.
 /// - **Link loss** fails pending operations at once; the event says why (the shell may wait
@@ -34,6 +36,9 @@ struct ConnectionLifecycle<Waiter> {
         var connected = false
         /// `Device1.ServicesResolved`.
         var resolved = false
+        /// The version of the device's GATT objects in the mirror
+        /// (``BlueZObjectTree/gattLayoutVersion(of:)``); nil when it holds none.
+        var layout: UInt64? = nil
     }
 
     /// A wake-up the shell schedules and reports with ``timerFired(_:now:)``.
@@ -109,6 +114,9 @@ struct ConnectionLifecycle<Waiter> {
         var waiters: [(id: UInt64, waiter: Waiter)]
         /// Started by the reconnect policy (not by the app).
         var byReconnect: Bool
+        /// The layout the mirror held when the attempt began: resolution with the same one
+        /// needs no barrier.
+        var layoutBefore: UInt64?
     }
 
     private struct Disconnecting {
@@ -184,18 +192,18 @@ struct ConnectionLifecycle<Waiter> {
         disconnecting?.superseded = true
         phase = .connecting
         var started = Attempt(
-            id: makeID(), stage: .settling, deadline: deadline, waiters: [(id, waiter)], byReconnect: reconnecting)
+            id: makeID(), stage: .settling, deadline: deadline, waiters: [(id, waiter)], byReconnect: reconnecting,
+            layoutBefore: device.layout)
         if retryable { actions.append(.schedule(.stall(attempt: started.id), at: now + timeout / 2)) }
-        if device.connected, device.resolved {
-            // Linked already (by another process, or a reply this process never saw).
-            actions.append(.refreshResolved(attempt: started.id))
-        } else {
+        attempt = started
+        guard device.connected, device.resolved else {
             let call = makeID()
             started.stage = .calling(call: call, answered: false)
-            actions.append(.sendConnect(call: call, deadline: deadline))
+            attempt = started
+            return actions + [.sendConnect(call: call, deadline: deadline)]
         }
-        attempt = started
-        return actions
+        // Linked already (by another process, or a reply this process never saw).
+        return actions + resolved(device)
     }
 
     /// bluetoothd answered `Connect`.
@@ -210,7 +218,7 @@ struct ConnectionLifecycle<Waiter> {
         case .success:
             running.stage = .calling(call: call, answered: true)
             attempt = running
-            if device.connected, device.resolved { return resolved() }
+            if device.connected, device.resolved { return resolved(device) }
             // Answered, so bluetoothd holds the link; the mirror may have missed it.
             return device.connected ? [] : [.refreshDevice]
         }
@@ -228,7 +236,7 @@ struct ConnectionLifecycle<Waiter> {
                         ? BLEError(.notFound, message: "the device vanished while connecting") : .bluetoothGone,
                     followUp: .none)
             } else if device.connected, device.resolved {
-                actions += resolved()
+                actions += resolved(device)
             }
         }
         if let pending = disconnecting, pending.answered, !device.connected {
@@ -237,16 +245,22 @@ struct ConnectionLifecycle<Waiter> {
         return actions
     }
 
-    private mutating func resolved() -> [Action] {
+    private mutating func resolved(_ device: Device) -> [Action] {
         guard var running = attempt else { return [] }
         running.stage = .settling
         attempt = running
+        // The objects the mirror held before are all there is: no InterfacesAdded is due.
+        if let before = running.layoutBefore, device.layout == before { return linkUp(running) }
         return [.refreshResolved(attempt: running.id)]
     }
 
     /// The refresh after resolution is done: the link is up.
     mutating func refreshFinished(attempt id: UInt64) -> [Action] {
         guard let running = attempt, running.id == id, running.stage == .settling else { return [] }
+        return linkUp(running)
+    }
+
+    private mutating func linkUp(_ running: Attempt) -> [Action] {
         attempt = nil
         phase = .connected
         if running.byReconnect, case .running = reconnecting { reconnecting = .idle }
@@ -265,7 +279,7 @@ struct ConnectionLifecycle<Waiter> {
         }
         running.number += 1
         attempt = running
-        if device.connected, device.resolved { return resolved() }
+        if device.connected, device.resolved { return resolved(device) }
         let next = makeID()
         running.stage = .calling(call: next, answered: false)
         attempt = running

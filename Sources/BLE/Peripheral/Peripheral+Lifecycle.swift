@@ -120,15 +120,20 @@ extension Peripheral {
 
     // MARK: The mirror's view
 
-    /// The device as the mirror holds it now: the two flags only, read where they are stored
-    /// (this runs for every change of the device while it connects).
+    /// The device as the mirror holds it now: the two flags, read where they are stored, and
+    /// the version of its GATT objects (this runs for every change of the device while it
+    /// connects).
     func mirroredDevice() -> Lifecycle.Device {
         let devicePath = self.devicePath
-        guard let properties = session.read({ $0.properties(at: devicePath, interface: BlueZInterface.device1) })
-        else { return Lifecycle.Device(present: false) }
-        return Lifecycle.Device(
-            present: true, connected: properties[DeviceProperties.Key.connected] == .boolean(true),
-            resolved: properties[DeviceProperties.Key.servicesResolved] == .boolean(true))
+        return session.read { tree in
+            guard let properties = tree.properties(at: devicePath, interface: BlueZInterface.device1) else {
+                return Lifecycle.Device(present: false)
+            }
+            return Lifecycle.Device(
+                present: true, connected: properties[DeviceProperties.Key.connected] == .boolean(true),
+                resolved: properties[DeviceProperties.Key.servicesResolved] == .boolean(true),
+                layout: tree.holdsServices(of: devicePath) ? tree.gattLayoutVersion(of: devicePath) : nil)
+        }
     }
 
     // MARK: Running the machine
@@ -176,8 +181,9 @@ extension Peripheral {
                 _ = await session.refreshProperties(at: devicePath, interface: BlueZInterface.device1)
             }
         case .refreshResolved(let attempt):
-            Task(executorPreference: executor) { [weak self] in
-                await session.refreshResolvedDevice(devicePath)
+            let link = linkMTU.link
+            Task(executorPreference: executor) { [weak self, linkMTU] in
+                if await session.refreshResolvedDevice(devicePath) { linkMTU.confirm(link: link) }
                 self?.report { machine, _ in machine.refreshFinished(attempt: attempt) }
             }
         case .schedule(let timer, let due):

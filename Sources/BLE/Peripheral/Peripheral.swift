@@ -15,8 +15,14 @@ public actor Peripheral {
     var connectionState: ConnectionState = .disconnected {
         // Operations are sent only while connected; those under way when the state leaves it
         // end with their replies, or fail when the link goes down (``linkDownHook(_:)``).
-        didSet { if connectionState != oldValue { client.setLinkUp(connectionState == .connected) } }
+        didSet {
+            guard connectionState != oldValue else { return }
+            client.setLinkUp(connectionState == .connected)
+            linkMTU.linkChanged(up: connectionState == .connected)
+        }
     }
+    /// Whether the mirror's MTU is this link's (see Peripheral+MTU.swift).
+    nonisolated let linkMTU = LinkMTU()
     /// The link's rules (connect attempts, resolution, loss, reconnection, disconnection), run
     /// by the shell in Peripheral+Lifecycle.swift. ``connectionState`` follows its phase.
     var lifecycle: Lifecycle

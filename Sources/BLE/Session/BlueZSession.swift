@@ -93,7 +93,7 @@ final class BlueZSession: Sendable {
                 ],
                 preview: { [weak self] signal in
                     guard let self else { return false }
-                    return takeValueChange(signal) || takeInterfacesAdded(signal)
+                    return takeValueChange(signal) || takeInterfacesAdded(signal) || takePropertiesChanged(signal)
                 },
                 { [weak self] message in self?.consume(message) })
         } catch {
@@ -122,7 +122,7 @@ final class BlueZSession: Sendable {
     /// rules match, and a client that listened to them all would receive, decode and drop one
     /// signal per read for nothing. A characteristic's changes come by a rule of its own while
     /// someone subscribes to it (``followCharacteristic(_:)``); nothing else needs them (its
-    /// `MTU` is read after each connection, BlueZ quirk Q10).
+    /// `MTU` is read once per link when first needed, BlueZ quirk Q10).
     static let signalRules: [MatchRule] = {
         let mirrored = mirroredInterfaces.filter { $0 != BlueZInterface.gattCharacteristic1 }
         return [
@@ -188,30 +188,53 @@ final class BlueZSession: Sendable {
             return
         }
         do {
-            guard var event = try ObjectTreeEvent(signal: message) else {
+            guard let event = try ObjectTreeEvent(signal: message) else {
                 broadcast(.signal(message))
                 return
             }
-            if case .propertiesChanged(let path, BlueZInterface.gattCharacteristic1, var changed, let invalidated) =
-                event,
-                case .bytes(let value)? = changed.removeValue(forKey: Self.valueProperty)
-            {
-                // A notification, an indication or a read's echo that the preview left (it came
-                // with other changes, or before bluetoothd's name was known): it goes to the one
-                // GATT client of its device and nowhere else. Nothing reads values from the mirror.
-                routeValue(value, at: path, serial: message.serial)
-                if changed.isEmpty && invalidated.isEmpty { return }
-                event = .propertiesChanged(
-                    path, BlueZInterface.gattCharacteristic1, changed: changed, invalidated: invalidated)
+            if case .propertiesChanged(let path, let interface, let changed, let invalidated) = event {
+                applyPropertiesChanged(path, interface, changed, invalidated, serial: message.serial)
+                return
             }
             apply(event, serial: message.serial)
-            repairConnected(after: event)
         } catch {
             logger.log(.debug, "ignored a malformed BlueZ signal: \(error.message)")
         }
     }
 
     private static let valueProperty = "Value"
+
+    /// A `PropertiesChanged`, decoded: applied to the mirror, except a characteristic's `Value`
+    /// (a notification, an indication or a read's echo that came with other changes, or before
+    /// bluetoothd's name was known), which goes to the one GATT client of its device and
+    /// nowhere else. Nothing reads values from the mirror.
+    private func applyPropertiesChanged(
+        _ path: ObjectPath, _ interface: InterfaceName, _ changed: [String: DBusValue], _ invalidated: [String],
+        serial: UInt32
+    ) {
+        var changed = changed
+        if interface == BlueZInterface.gattCharacteristic1,
+            case .bytes(let value)? = changed.removeValue(forKey: Self.valueProperty)
+        {
+            routeValue(value, at: path, serial: serial)
+            if changed.isEmpty && invalidated.isEmpty { return }
+        }
+        let event = ObjectTreeEvent.propertiesChanged(path, interface, changed: changed, invalidated: invalidated)
+        apply(event, serial: serial)
+        repairConnected(after: event)
+    }
+
+    /// Any other `PropertiesChanged` from bluetoothd's current unique name (a device's every
+    /// change, an advertiser's RSSI), decoded straight into the mirror's form and applied as
+    /// ``consume(_:)`` would. Anything else is left to it.
+    private func takePropertiesChanged(_ signal: borrowing ReceivedSignal) -> Bool {
+        guard signal.is(BlueZSignal.propertiesChanged, of: .properties),
+            let owner = state.withLock({ $0.owner }), signal.isSent(by: owner), let path = signal.path,
+            let change = signal.propertiesChanged(known: Self.mirroredInterfaces)
+        else { return false }
+        applyPropertiesChanged(path, change.interface, change.changed, change.invalidated, serial: signal.serial)
+        return true
+    }
 
     /// A notification or read echo, taken as received (see ``Connection/signalHandler(matchingAny:ended:preview:_:)``):
     /// a `PropertiesChanged` of `GattCharacteristic1` from bluetoothd's current unique name
@@ -290,33 +313,43 @@ final class BlueZSession: Sendable {
         broadcast(.daemonBack)
     }
 
-    /// Brings the mirror of a device that just resolved up to date, at a cost that does not
-    /// depend on how many other objects bluetoothd holds: no `GetManagedObjects`, and one call.
+    /// Brings the mirror of a device whose GATT objects arrived with its resolution up to
+    /// date, at a cost that does not depend on how many other objects bluetoothd holds: no
+    /// `GetManagedObjects`, and one call. Returns whether the mirror now holds this link's MTU.
     ///
     /// bluetoothd may send `ServicesResolved=true` before the last GATT `InterfacesAdded`
     /// (Q1), but it flushes every pending signal before it sends any reply, and signals are
     /// applied as they are dispatched (``consume(_:)``): once the reply to any call made now
     /// has arrived, the mirror holds every object added before it. That call is the read of
-    /// `MTU` (Q10: dropped and restored without a signal; one value per link) from a
-    /// characteristic the mirror already holds, and the value is stored on all of them. Only
-    /// when none has arrived yet does a `GetAll` of the device go first, as the barrier.
-    /// (A `Connected` bluetoothd never announced is repaired where it shows: a Connect answered
-    /// on a device the mirror thinks disconnected, or `ServicesResolved=true` on one.)
-    func refreshResolvedDevice(_ device: ObjectPath) async {
-        var probe = read { Self.probe(of: device, in: $0) }
-        if probe == nil {
+    /// the MTU (``refreshMTU(of:)``) from a characteristic the mirror already holds. Only when
+    /// none has arrived yet does a `GetAll` of the device go first, as the barrier. (A
+    /// `Connected` bluetoothd never announced is repaired where it shows: a Connect answered on
+    /// a device the mirror thinks disconnected, or `ServicesResolved=true` on one.)
+    func refreshResolvedDevice(_ device: ObjectPath) async -> Bool {
+        if read({ Self.probe(of: device, in: $0) }) == nil {
             _ = try? await connection.call(
                 destination: BlueZService.busName, path: device, interface: .properties, member: BlueZMethod.getAll,
                 arguments: [.string(BlueZInterface.device1.rawValue)], timeout: callTimeout)
-            probe = read { Self.probe(of: device, in: $0) }
         }
-        guard let probe,
-            let reply = try? await connection.call(
+        return await refreshMTU(of: device)
+    }
+
+    /// Reads the link's `MTU` from one characteristic of `device` and stores it on all of them
+    /// (Q10: bluetoothd drops it at a disconnection and restores it at the next link without a
+    /// signal; one value per link). Returns whether bluetoothd answered: with the value, or
+    /// with an error when it has no `MTU` (before 5.62), when the mirror's fallback stands.
+    func refreshMTU(of device: ObjectPath) async -> Bool {
+        guard let probe = read({ Self.probe(of: device, in: $0) }) else { return false }
+        let reply: DBusMessage
+        do {
+            reply = try await connection.call(
                 destination: BlueZService.busName, path: probe.path, interface: .properties, member: BlueZMethod.get,
                 arguments: [.string(BlueZInterface.gattCharacteristic1.rawValue), .string(Self.mtuProperty)],
-                timeout: callTimeout),
-            case .variant(.uint16(let mtu))? = reply.body.first
-        else { return }
+                timeout: callTimeout)
+        } catch {
+            return error.code == .remote
+        }
+        guard case .variant(.uint16(let mtu))? = reply.body.first else { return true }
         state.withLock { state in
             // The usual reconnection: the same MTU on the same objects, stored by the last one.
             if probe.mtu == .uint16(mtu), state.tree.gattLayoutVersion(of: device) == probe.layoutVersion { return }
@@ -331,6 +364,7 @@ final class BlueZSession: Sendable {
                         invalidated: []))
             }
         }
+        return true
     }
 
     /// A characteristic of `device` to read the MTU from, the MTU the mirror holds for it, and

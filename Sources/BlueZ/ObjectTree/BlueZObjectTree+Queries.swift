@@ -69,6 +69,11 @@ extension BlueZObjectTree {
         children(of: device, implementing: BlueZInterface.gattService1)
     }
 
+    /// Whether the device at `device` has a remote service in the tree, found without sorting.
+    public func holdsServices(of device: ObjectPath) -> Bool {
+        childPaths(of: device).contains { objects[$0]?[BlueZInterface.gattService1] != nil }
+    }
+
     /// The characteristics (`GattCharacteristic1` objects) of the service at `service`.
     public func characteristicPaths(of service: ObjectPath) -> [ObjectPath] {
         children(of: service, implementing: BlueZInterface.gattCharacteristic1)

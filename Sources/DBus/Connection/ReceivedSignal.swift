@@ -103,6 +103,37 @@ public struct ReceivedSignal: ~Copyable {
         return (ObjectPath(unchecked: String(cString: pathText)), interfaces)
     }
 
+    /// For a `Properties.PropertiesChanged(s, a{sv}, as)`: the interface, the changed
+    /// properties (each value taken out of its variant) and the invalidated names, decoded
+    /// straight from the message, with the interface among `known` recognised by its bytes (as
+    /// in ``interfacesAdded(known:)``: a device's every change names `Device1`, and building and
+    /// validating it anew cost more than the rest of the decoding). `nil` for any other body,
+    /// or an interface name that is not valid.
+    public func propertiesChanged(
+        known: [InterfaceName] = []
+    ) -> (interface: InterfaceName, changed: [String: DBusValue], invalidated: [String])? {
+        guard let signature = dbus_message_get_signature(raw), strcmp(signature, "sa{sv}as") == 0 else { return nil }
+        var arguments = DBusMessageIter()
+        guard dbus_message_iter_init(raw, &arguments) != 0 else { return nil }
+        var nameText: UnsafePointer<CChar>?
+        dbus_message_iter_get_basic(&arguments, &nameText)
+        guard let nameText, let name = Self.interfaceName(nameText, known: known),
+            dbus_message_iter_next(&arguments) != 0, let changed = Self.properties(&arguments),
+            dbus_message_iter_next(&arguments) != 0
+        else { return nil }
+        var names = DBusMessageIter()
+        dbus_message_iter_recurse(&arguments, &names)
+        var invalidated: [String] = []
+        while dbus_message_iter_get_arg_type(&names) == TypeCode.string {
+            var text: UnsafePointer<CChar>?
+            dbus_message_iter_get_basic(&names, &text)
+            guard let text else { return nil }
+            invalidated.append(String(cString: text))
+            dbus_message_iter_next(&names)
+        }
+        return (name, changed, invalidated)
+    }
+
     private static let ownInterfaces: [InterfaceName] = [.properties, .introspectable]
 
     /// `text` as an interface name: one of `known` (or D-Bus's own) when the bytes match, else

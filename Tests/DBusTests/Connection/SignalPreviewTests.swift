@@ -165,4 +165,51 @@ import Testing
             #expect(handled.withLock { $0.count } == 3, "the preview took none")
         }
     }
+
+    @Test("PropertiesChanged decoded in place equals the decoded message; other bodies and bad names give nil")
+    func propertiesChangedInPlace() async throws {
+        typealias Change = (interface: InterfaceName, changed: [String: DBusValue], invalidated: [String])
+        try await withConnections(2) { _, connections in
+            let (emitter, listener) = (connections[0], connections[1])
+            try exportPing(on: emitter)
+            let taken = PosixMutex<[Change?]>([])
+            let takenByKnown = PosixMutex<[Change?]>([])
+            let handled = PosixMutex<[DBusMessage]>([])
+            let subscription = try await listener.signalHandler(
+                matchingAny: [MatchRule(interface: .properties)],
+                preview: { signal in
+                    guard signal.is(SignalPreviewTests.propertiesChanged, of: .properties) else { return false }
+                    taken.withLock { $0.append(signal.propertiesChanged()) }
+                    takenByKnown.withLock { $0.append(signal.propertiesChanged(known: [SignalPreviewTests.widget])) }
+                    return false
+                }
+            ) { message in handled.withLock { $0.append(message) } }
+            defer { subscription.cancel() }
+            let properties: [(String, DBusValue)] = [
+                ("Connected", .boolean(true)), ("ServicesResolved", .boolean(true)), ("RSSI", .int16(-61)),
+                ("UUIDs", .array(.string, [.string("180d")])), ("Nested", .variant(.uint32(7))),
+            ]
+            let good = Self.changed("org.example.Widget1", properties, invalidated: ["TxPower", "ManufacturerData"])
+            let other = Self.changed("org.example.Other1", [], invalidated: ["RSSI"])
+            let badName = Self.changed("not an interface", [("RSSI", .int16(-1))])
+            let otherShape: [DBusValue] = [.string("org.example.Widget1"), .array(.string, [])]
+            for body in [good, other, badName, otherShape] {
+                try emitter.emitSignal(
+                    path: TestNames.object, interface: .properties, member: Self.propertiesChanged, arguments: body)
+            }
+            try await roundTrip(from: listener, to: emitter)
+            for results in [taken.withLock { $0 }, takenByKnown.withLock { $0 }] {
+                #expect(results.count == 4)
+                let first = try #require(results.first ?? nil)
+                #expect(first.interface == SignalPreviewTests.widget)
+                #expect(first.changed == Dictionary(uniqueKeysWithValues: properties))
+                #expect(first.invalidated == ["TxPower", "ManufacturerData"])
+                let second = try #require(results.dropFirst().first ?? nil)
+                #expect(second.interface == SignalPreviewTests.fixedInterface("org.example.Other1"))
+                #expect(second.changed.isEmpty && second.invalidated == ["RSSI"])
+                #expect(results.dropFirst(2).allSatisfy { $0 == nil }, "a bad name or another shape gives nil")
+            }
+            #expect(handled.withLock { $0.count } == 4, "the preview took none")
+        }
+    }
 }

@@ -1,0 +1,50 @@
+import BlueZ
+import DBus
+
+extension Peripheral {
+    /// The largest value one write of `type` carries: ATT MTU − 3 for writes without response
+    /// (from BlueZ's `MTU` property, read once per link; 20, the minimum, when BlueZ does not
+    /// report it) and 512 for writes with response (BlueZ does a long write).
+    public func maximumWriteLength(for type: WriteType) async -> Int {
+        switch type {
+        case .withResponse, .reliable: return 512
+        case .withoutResponse:
+            await readLinkMTUIfNeeded()
+            return deviceWriteWithoutResponseLimit(in: session.tree)
+        }
+    }
+
+    /// Reads the link's MTU into the mirror unless it holds it already (see ``LinkMTU``).
+    nonisolated(nonsending) func readLinkMTUIfNeeded() async {
+        guard let link = linkMTU.readNeeded() else { return }
+        if await session.refreshMTU(of: devicePath) { linkMTU.confirm(link: link) }
+    }
+
+    /// BlueZ drops MTU silently at a disconnection and restores it silently, so a tree read
+    /// while disconnected often has none: looks without decoding every characteristic.
+    private nonisolated func deviceWriteWithoutResponseLimit(in tree: BlueZObjectTree) -> Int {
+        for service in tree.servicePaths(of: devicePath) {
+            for path in tree.characteristicPaths(of: service) {
+                if let mtu = Self.mtu(of: path, in: tree) { return Int(mtu) - 3 }
+            }
+        }
+        return 20
+    }
+
+    /// The write-without-response limit for one characteristic: its own `MTU` (the link's) when
+    /// BlueZ has it, read without decoding the object; else the walk of the device's objects,
+    /// too slow to do for every write.
+    nonisolated(nonsending) func writeWithoutResponseLimit(_ path: ObjectPath) async -> Int {
+        await readLinkMTUIfNeeded()
+        let tree = session.tree
+        if let mtu = Self.mtu(of: path, in: tree) { return Int(mtu) - 3 }
+        return deviceWriteWithoutResponseLimit(in: tree)
+    }
+
+    /// A characteristic's `MTU` property, when BlueZ reports a usable one.
+    private static func mtu(of path: ObjectPath, in tree: BlueZObjectTree) -> UInt16? {
+        guard case .uint16(let mtu)? = tree.objects[path]?[BlueZInterface.gattCharacteristic1]?["MTU"], mtu > 3
+        else { return nil }
+        return mtu
+    }
+}
