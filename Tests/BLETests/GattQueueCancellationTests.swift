@@ -87,9 +87,7 @@ struct GattQueueCancellationTests {
                 #expect(try await !peripheral.discoverServices().isEmpty)
                 try await peripheral.disconnect()
             }
-            // A round trip after the last connect: whatever the SDK sent is on the monitor.
-            _ = await central.knownPeripherals()
-            try await handledByBluetoothd(central)
+            try await monitorCaughtUp(monitor, with: central)
             let reads = monitor.messages.filter {
                 $0.kind == .methodCall && $0.member?.rawValue == "GetManagedObjects"
                     && $0.sender?.rawValue == central.diagnostics.connectionName

@@ -34,8 +34,7 @@ struct LinkMTUTests {
             defer { monitor.stop() }
             let peripheral = try await central.connect(id, timeout: .seconds(10))
             #expect(try await !peripheral.discoverServices().isEmpty)
-            // A round trip after the connect: whatever the SDK sent is on the monitor.
-            try await handledByBluetoothd(central)
+            try await monitorCaughtUp(monitor, with: central)
             #expect(Self.deviceCalls(monitor, from: central) == ["Connect"])
             await central.close()
         }
@@ -55,7 +54,7 @@ struct LinkMTUTests {
             _ = try await central.connect(id, timeout: .seconds(10))
             #expect(await peripheral.maximumWriteLength(for: .withoutResponse) == 97)
             #expect(await peripheral.maximumWriteLength(for: .withoutResponse) == 97)
-            try await handledByBluetoothd(central)
+            try await monitorCaughtUp(monitor, with: central)
             #expect(Self.deviceCalls(monitor, from: central) == ["Connect", "Get"], "one MTU read for the link")
             await central.close()
         }

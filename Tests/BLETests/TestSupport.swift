@@ -125,6 +125,20 @@ func handledByBluetoothd(_ central: Central) async throws {
     try await central.setPowered(true)
 }
 
+/// Makes a call after everything the test checks and waits until the monitor recorded it:
+/// the monitor reads on its own thread, behind the bus, so a round trip alone does not
+/// mean it has seen what came before.
+func monitorCaughtUp(_ monitor: BusMonitor, with central: Central) async throws {
+    let before = monitor.messages.count
+    try await handledByBluetoothd(central)
+    try await eventually(within: .seconds(30), "the monitor saw the last call") {
+        monitor.messages.dropFirst(before).contains {
+            $0.kind == .methodCall && $0.member?.rawValue == "Set"
+                && $0.sender?.rawValue == central.diagnostics.connectionName
+        }
+    }
+}
+
 /// Paths of the simulated daemon.
 enum SimPath {
     static let adapter = "/org/bluez/hci0"

@@ -36,6 +36,7 @@ extension AgainstBluetoothd {
                 let uuid = TestPeripheralLayout.notifying
                 let characteristic = try await stage.characteristic(uuid, of: peripheral)
                 let notifications = try await characteristic.subscribe()
+                let limitBefore = await peripheral.maximumWriteLength(for: .withoutResponse)
                 let events = peripheral.events
                 let sequence = Task {
                     var seen: [ConnectionEvent] = []
@@ -66,6 +67,9 @@ extension AgainstBluetoothd {
                     throw StageError(description: "the notifications ended")
                 }
                 #expect(received == value)
+                // The reconnection made no MTU read; the first use of the limit reads this link's.
+                #expect(await peripheral.maximumWriteLength(for: .withoutResponse) == limitBefore)
+                #expect(limitBefore > 20, "bluetoothd reported an exchanged MTU")
             }
         }
     }
