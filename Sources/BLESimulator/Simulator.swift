@@ -151,14 +151,8 @@ public final class Simulator: Sendable {
     public func value(address: String, characteristic uuid: String) throws(DBusError) -> Data? {
         let address = try BluetoothAddress(address)
         return core.state.withLock { state in
-            guard let record = state.peripherals[address] else { return nil }
-            for (s, service) in record.definition.servedServices {
-                for (c, characteristic) in service.characteristics.enumerated()
-                where BlueZUUIDMatch.same(characteristic.uuid, uuid) {
-                    return record.values[ValueKey(service: s, characteristic: c)]
-                }
-            }
-            return nil
+            guard let record = state.peripherals[address], let key = record.valueKey(of: uuid) else { return nil }
+            return record.values[key]
         }
     }
 

@@ -37,8 +37,8 @@ struct SharedSessionTests {
         _ = session.join(1, "A")
         _ = session.join(2, "B")
         _ = session.startFinished(.success(()))
-        #expect(Self.describe(session.leave()) == [])
-        #expect(Self.describe(session.leave()) == ["stop"])
+        #expect(Self.describe(session.leave(1)) == [])
+        #expect(Self.describe(session.leave(2)) == ["stop"])
         #expect(Self.describe(session.stopFinished()) == [])
         #expect(session.isUnused)
     }
@@ -48,7 +48,7 @@ struct SharedSessionTests {
         var session = Session()
         _ = session.join(1, "A")
         _ = session.startFinished(.success(()))
-        #expect(Self.describe(session.leave()) == ["stop"])
+        #expect(Self.describe(session.leave(1)) == ["stop"])
         #expect(Self.describe(session.join(2, "B")) == [], "it waits for the stop")
         #expect(Self.describe(session.stopFinished()) == ["start"])
         #expect(Self.describe(session.startFinished(.success(()))) == ["resume B ok"])
@@ -60,7 +60,7 @@ struct SharedSessionTests {
         var session = Session()
         _ = session.join(1, "A")
         #expect(Self.describe(session.cancelJoin(1)) == ["resume A cancelled"])
-        #expect(Self.describe(session.leave()) == [], "nothing to stop before the start is answered")
+        #expect(Self.describe(session.leave(1)) == [], "nothing to stop before the start is answered")
         #expect(Self.describe(session.startFinished(.success(()))) == ["stop"])
         #expect(Self.describe(session.stopFinished()) == [])
         #expect(session.isUnused)
@@ -72,7 +72,7 @@ struct SharedSessionTests {
         _ = session.join(1, "A")
         _ = session.join(2, "B")
         #expect(Self.describe(session.cancelJoin(2)) == ["resume B cancelled"])
-        #expect(Self.describe(session.leave()) == [])
+        #expect(Self.describe(session.leave(2)) == [])
         #expect(Self.describe(session.cancelJoin(2)) == [], "resumed once")
         #expect(Self.describe(session.startFinished(.success(()))) == ["resume A ok"])
     }
@@ -84,8 +84,8 @@ struct SharedSessionTests {
         _ = session.join(2, "B")
         #expect(Self.describe(session.startFinished(.failure(Self.refused))) == ["resume A,B notPermitted"])
         #expect(session.phase == .idle)
-        _ = session.leave()
-        _ = session.leave()
+        _ = session.leave(1)
+        _ = session.leave(2)
         #expect(session.isUnused)
         #expect(Self.describe(session.join(3, "C")) == ["start"])
     }
@@ -117,7 +117,50 @@ struct SharedSessionTests {
         var session = Session()
         #expect(Self.describe(session.stopFinished()) == [])
         #expect(Self.describe(session.startFinished(.success(()))) == [])
-        #expect(Self.describe(session.leave()) == [])
+        #expect(Self.describe(session.leave(1)) == [])
         #expect(session.isUnused)
+    }
+
+    // The fault soak's leak (match rules 10 against 9, about one short soak in ten): a services
+    // change removed a subscriber's route between its routing and its join; its refused start
+    // then found no route to remove, skipped its leave, and the session, counting it still,
+    // re-armed after the reconnection and stayed subscribed for nobody. The shell now reports
+    // every end of a subscriber and the session keeps the count.
+    @Test("a subscriber leaving twice (its refused start, then its iteration's end) counts once")
+    func leaveTwice() {
+        var session = Session()
+        _ = session.join(1, "A")
+        _ = session.join(2, "B")
+        #expect(Self.describe(session.startFinished(.failure(Self.refused))) == ["resume A,B notPermitted"])
+        _ = session.leave(1)
+        _ = session.leave(1)
+        #expect(session.subscribers == 1, "B has not left")
+        #expect(!session.isUnused)
+        _ = session.leave(2)
+        #expect(session.isUnused)
+    }
+
+    @Test("the soak's ordering: a refused joiner leaves, the re-arm after the reconnection finds nobody")
+    func refusedJoinerThenRearm() {
+        var session = Session()
+        #expect(Self.describe(session.join(63, "X")) == ["start"])
+        #expect(Self.describe(session.startFinished(.failure(Self.refused))) == ["resume X notPermitted"])
+        // The shell reports X's end even though its route was already gone.
+        #expect(Self.describe(session.leave(63)) == [])
+        #expect(session.isUnused)
+        #expect(Self.describe(session.restart()) == [], "nothing to re-arm for nobody")
+        #expect(Self.describe(session.join(71, "Y")) == ["start"])
+        #expect(Self.describe(session.startFinished(.success(()))) == ["resume Y ok"])
+        #expect(Self.describe(session.leave(71)) == ["stop"], "the last real subscriber stops it")
+    }
+
+    @Test("a leave from a subscriber that is not a member (it joined an abandoned session) changes nothing")
+    func strangerLeaves() {
+        var session = Session()
+        _ = session.join(1, "A")
+        _ = session.startFinished(.success(()))
+        #expect(Self.describe(session.leave(99)) == [])
+        #expect(session.subscribers == 1)
+        #expect(Self.describe(session.leave(1)) == ["stop"])
     }
 }

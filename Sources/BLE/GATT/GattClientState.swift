@@ -11,7 +11,6 @@ struct GattClientState {
     // (``GattClient``), which the I/O thread reaches without the actor.
     /// StartNotify/StopNotify per characteristic, shared by its subscribers.
     var sessions: [ObjectPath: NotifySession] = [:]
-    var nextJoin: UInt64 = 1
     /// AcquireNotify calls in flight, which concurrent subscribers share.
     var attaching: [ObjectPath: SharedAttempt<Void>] = [:]
     /// AcquireNotify channels (the opt-in fast path), by characteristic.

@@ -148,13 +148,18 @@ extension Peripheral {
     // MARK: Notifications
 
     func addSubscriber(_ subscriber: NotificationSubscriber, to path: ObjectPath) async throws(BLEError) {
-        // The Value route exists before StartNotify is sent, so the first values are kept.
-        client.subscribe(path, subscriber)
-        let id = gatt.nextJoin
-        gatt.nextJoin += 1
+        let id = subscriber.id
         let site = session.diagnostics.willSuspend()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: NotifyWaiter) in
+                // An iteration that ended before its subscribing task got here has been
+                // removed already (it cancels that task first): joining now would leave it
+                // subscribed for good.
+                guard !Task.isCancelled else { return waiter.resume(returning: .failure(.cancelledByTask)) }
+                // The Value route exists before StartNotify is sent, so the first values are
+                // kept. Routed and joined in one turn of the actor: awaiting in between let a
+                // services change remove the route before the join.
+                client.subscribe(path, subscriber)
                 run(gatt.sessions[path, default: NotifySession()].join(id, waiter), for: path)
             }
         } onCancel: {
@@ -162,22 +167,22 @@ extension Peripheral {
         }
         session.diagnostics.didResume(site)
         if case .failure(let error) = result {
-            if client.unsubscribe(path, id: subscriber.id) { leave(path) }
+            removeSubscriber(id, from: path)
             subscriber.buffer.finish()
             throw error
         }
     }
 
-    func removeSubscriber(_ id: UInt64, from path: ObjectPath) async {
-        if client.unsubscribe(path, id: id) { leave(path) }
+    /// A subscriber ends (failed to join, or its iteration ended): its route goes, and it
+    /// leaves the session, whether or not a services change removed the route first (the
+    /// session counts each member's leave once, and ignores one it does not have).
+    func removeSubscriber(_ id: UInt64, from path: ObjectPath) {
+        _ = client.unsubscribe(path, id: id)
+        run(gatt.sessions[path]?.leave(id) ?? [], for: path)
     }
 
     private func cancelJoin(_ id: UInt64, at path: ObjectPath) {
         run(gatt.sessions[path]?.cancelJoin(id) ?? [], for: path)
-    }
-
-    private func leave(_ path: ObjectPath) {
-        run(gatt.sessions[path]?.leave() ?? [], for: path)
     }
 
     /// Runs a notify session's actions: waiters are resumed at once, StartNotify and StopNotify

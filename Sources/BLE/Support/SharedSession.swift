@@ -11,8 +11,14 @@
 /// - A waiting subscriber can leave before the start is done (its task was cancelled).
 /// - After the resource was lost (the link went down, bluetoothd restarted) ``restart()``
 ///   starts it again for the subscribers it still has.
+/// - Subscribers are members by id: leaving is idempotent, and a leave from one that never
+///   joined this session (it joined one abandoned since) changes nothing. The shell reports
+///   every way a subscriber can end without keeping its own tally in step with the session's;
+///   a tally kept beside it drifted (a route removed by a services change between a
+///   subscriber's routing and its join skipped that subscriber's leave, and the session kept
+///   the characteristic subscribed for nobody).
 ///
-/// `Waiter` is what the shell resumes; `id`s tell waiters apart for cancellation.
+/// `Waiter` is what the shell resumes; `id`s tell subscribers apart.
 struct SharedSession<Waiter> {
     /// Where the resource stands.
     enum Phase: Equatable {
@@ -31,15 +37,19 @@ struct SharedSession<Waiter> {
 
     private(set) var phase = Phase.idle
     /// Subscribers that joined and have not left, waiting ones included.
-    private(set) var subscribers = 0
+    private var members: Set<UInt64> = []
     private var waiters: [(id: UInt64, waiter: Waiter)] = []
 
-    /// Whether nothing holds or is doing anything with the resource.
-    var isUnused: Bool { phase == .idle && subscribers == 0 }
+    /// How many subscribers joined and have not left, waiting ones included.
+    var subscribers: Int { members.count }
 
-    /// A subscriber joins; `waiter` is resumed when the resource runs (or failed to start).
+    /// Whether nothing holds or is doing anything with the resource.
+    var isUnused: Bool { phase == .idle && members.isEmpty }
+
+    /// Subscriber `id` (each joins once) joins; `waiter` is resumed when the resource runs
+    /// (or failed to start).
     mutating func join(_ id: UInt64, _ waiter: Waiter) -> [Action] {
-        subscribers += 1
+        members.insert(id)
         switch phase {
         case .running:
             return [.resume([waiter], .success(()))]
@@ -63,12 +73,12 @@ struct SharedSession<Waiter> {
         return [.resume([waiter], .failure(.cancelledByTask))]
     }
 
-    /// A subscriber that was resumed leaves (its iteration ended, or it failed to join):
-    /// every subscriber that joined leaves once.
-    mutating func leave() -> [Action] {
-        guard subscribers > 0 else { return [] }
-        subscribers -= 1
-        guard subscribers == 0, phase == .running else { return [] }
+    /// Subscriber `id` leaves (its iteration ended, or it failed to join). Only its first
+    /// leave counts; one that is not a member (never joined, left already, or joined a
+    /// session abandoned since) changes nothing.
+    mutating func leave(_ id: UInt64) -> [Action] {
+        guard members.remove(id) != nil else { return [] }
+        guard members.isEmpty, phase == .running else { return [] }
         phase = .stopping
         return [.stop]
     }
@@ -82,7 +92,7 @@ struct SharedSession<Waiter> {
         case .success:
             phase = .running
             var actions: [Action] = resumed.isEmpty ? [] : [.resume(resumed, .success(()))]
-            if subscribers == 0 {
+            if members.isEmpty {
                 phase = .stopping
                 actions.append(.stop)
             }
@@ -111,7 +121,7 @@ struct SharedSession<Waiter> {
     mutating func abandon() -> [Waiter] {
         let abandoned = waiters.map(\.waiter)
         waiters.removeAll()
-        subscribers = 0
+        members.removeAll()
         phase = .idle
         return abandoned
     }
@@ -119,7 +129,7 @@ struct SharedSession<Waiter> {
     /// The resource was lost under its subscribers (the link or bluetoothd went away and came
     /// back): start it again if anyone still holds it. A start or stop under way reports as usual.
     mutating func restart() -> [Action] {
-        guard phase == .running || phase == .idle, subscribers > 0 else { return [] }
+        guard phase == .running || phase == .idle, !members.isEmpty else { return [] }
         phase = .starting
         return [.start]
     }

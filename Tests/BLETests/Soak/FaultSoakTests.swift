@@ -6,12 +6,22 @@ import Synchronization
 import Testing
 
 /// The fault soak: many peripherals, thousands of mixed operations from concurrent tasks, while
-/// the simulator breaks everything it can. Nothing may crash or hang, every continuation must
-/// be resumed, every indication the simulator delivered must arrive exactly once, and the
+/// the simulator breaks everything it can. It checks the truth, not counts: every read returns
+/// what the peripheral holds, every write that succeeded is what the simulator holds, every
+/// value the simulator delivered while a subscription was armed (through reconnections and
+/// re-arms) arrives once, in order, intact; every operation no fault touched succeeds, and a
+/// quiet round after the chaos runs every kind of operation on every peripheral, which must
+/// all succeed. Nothing may crash or hang, every continuation must be resumed, and the
 /// central's match rules must be back where they started. `make test` runs a short soak;
 /// `make soak` runs 100 peripherals and 10,000 operations (see ``SoakPlan``).
 @Suite("Fault soak", .timeLimit(.minutes(20)))
 struct FaultSoakTests {
+    /// The share of all the chaos phase's operations that must succeed. 60 short soaks on
+    /// 2 cores saw 47-66 %: most failures are operations on a link a fault just took down, or
+    /// made while bluetoothd restarts or the adapter is off. Far below that, the SDK fails what
+    /// it should not.
+    static let successFloor = 0.30
+
     @Test("mixed operations under link drops, error replies, deadline overruns, power cycles and restarts")
     func soak() async throws {
         let plan = SoakPlan.fromEnvironment()
@@ -32,11 +42,8 @@ struct FaultSoakTests {
             let world = SoakWorld(plan: plan, central: central, simulator: fixture.simulator)
             try await drive(world)
             let duration = ContinuousClock.now - started
-
-            // Quiet now: every indication the simulator delivered must have arrived, once.
-            try await eventually(within: .seconds(10), "confirmed indications arrive") {
-                world.record.missingIndications.isEmpty
-            }
+            await world.quietRound()
+            // Every subscription is checked against what the simulator delivered as it ends.
             await world.tearDown()
             try await eventually(within: .seconds(10), "continuations resumed after the soak") {
                 central.diagnostics.continuationsCreated == central.diagnostics.continuationsResumed
@@ -46,23 +53,33 @@ struct FaultSoakTests {
             }
             let rulesAfter = try await matchRules(of: connectionName, probe)
             let rssAfter = residentKilobytes()
-            let indications = world.record.indicationCounts
+            let record = world.record
+            let share = record.share(of: SoakOperation.allCases.map(\.rawValue))
+            let overall = Double(share.succeeded) / Double(max(1, share.attempted))
             print(
                 """
-                fault soak done in \(duration): \(world.record.operationCount) operations
-                \(world.record.report)
-                indications: \(indications.confirmed) confirmed by the simulator, \(indications.received) received
+                fault soak done in \(duration): \(share.attempted) operations, \(share.succeeded) succeeded \
+                (\(Int(overall * 100)) %, floor \(Int(Self.successFloor * 100)) %)
+                \(record.report)
+                notifications and indications delivered by the simulator: \(world.streams.deliveredCount), \
+                each checked against the subscriptions armed meanwhile
                 RSS: \(rssBefore) kB at start, \(rssAfter) kB at end
                 scheduling lag: at worst \(world.lag.worst(since: 0))
                 match rules of the central's connection: \(rulesBefore) before, \(rulesAfter) after
                 \(central.diagnostics.summary)
                 seed \(plan.seed)
                 """)
-            #expect(world.record.operationCount == plan.operations)
-            #expect(world.record.overruns.isEmpty, "operations past their deadline: \(world.record.overruns)")
-            #expect(world.record.missingIndications.isEmpty, "seed \(plan.seed)")
-            #expect(world.record.duplicateIndications.isEmpty, "seed \(plan.seed)")
-            #expect(indications.confirmed > 0, "the soak delivered no indication at all")
+            #expect(share.attempted == plan.operations)
+            #expect(record.overruns.isEmpty, "operations past their deadline: \(record.overruns)")
+            #expect(record.violations.isEmpty, "seed \(plan.seed): \(record.violations)")
+            #expect(
+                record.untouchedFailures.isEmpty,
+                "untouched by faults, failed (seed \(plan.seed)): \(record.untouchedFailures)")
+            #expect(overall >= Self.successFloor, "seed \(plan.seed)")
+            for kind in SoakOperation.allCases {
+                #expect(record.tally(kind.rawValue).quietAttempted > 0, "the quiet round ran no \(kind)")
+            }
+            #expect(world.streams.deliveredCount > 0, "the soak delivered no notification at all")
             #expect(rulesAfter == rulesBefore)
             await central.close()
             try await eventually(within: .seconds(10), "nothing outstanding after close") {

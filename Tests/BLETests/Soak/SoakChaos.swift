@@ -14,20 +14,27 @@ struct SoakChaos: Sendable {
         let simulator = world.simulator
         while !finished() {
             try? await Task.sleep(for: .milliseconds(Int.random(in: 5...40, using: &random)))
-            let address = SoakPeripherals.address(Int.random(in: 0..<plan.peripherals, using: &random))
+            let index = Int.random(in: 0..<plan.peripherals, using: &random)
+            let address = SoakPeripherals.address(index)
+            // The fault clock moves before the fault acts, so that an operation it reaches
+            // counts as touched.
             switch Int.random(in: 0..<100, using: &random) {
             case 0..<70:
                 let fault = Self.fault(for: address, plan: plan, using: &random)
                 world.record.chaos("fault \(fault.operation.rawValue)")
+                world.faults.touch(index, lasting: Self.actsLate(fault.action))
                 simulator.inject(fault)
             case 70..<97:
                 world.record.chaos("link drop")
+                world.faults.touch(index)
                 try? simulator.dropLink(address: address)
             default:
                 world.record.chaos("power cycle")
+                world.faults.touch(nil)
                 simulator.setPowered(false)
                 try? await Task.sleep(for: .milliseconds(Int.random(in: 20...150, using: &random)))
                 simulator.setPowered(true)
+                world.faults.touch(nil)
             }
         }
     }
@@ -43,6 +50,8 @@ struct SoakChaos: Sendable {
         await world.restarts.lock()
         defer { world.restarts.unlock() }
         world.record.chaos("bluetoothd restart")
+        world.faults.touch(nil)
+        defer { world.faults.touch(nil) }
         do {
             try await world.simulator.restartDaemon(downtime: .milliseconds(200))
         } catch {
@@ -51,6 +60,14 @@ struct SoakChaos: Sendable {
         // bluetoothd powers its adapters at start (AutoEnable); the simulator keeps the stored
         // state, which a power cycle running across the restart may have left off.
         world.simulator.setPowered(true)
+    }
+
+    /// Whether a fault can still act after the operation it hit has ended.
+    static func actsLate(_ action: SimulatedFault.Action) -> Bool {
+        switch action {
+        case .delay, .noReply: true
+        case .fail, .attError, .dropLink: false
+        }
     }
 
     static func fault(for address: String, plan: SoakPlan, using random: inout SeededGenerator) -> SimulatedFault {

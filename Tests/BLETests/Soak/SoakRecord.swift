@@ -2,64 +2,101 @@ import DBus
 import Foundation
 import Synchronization
 
-/// What happened during a soak: outcomes per operation, operations that overran their
-/// deadline, faults injected, and the indications the simulator confirmed versus received.
+/// What happened during a soak: per kind of operation how many were attempted, succeeded and
+/// failed (by code), how many values were checked against the simulator, and the same for the
+/// operations no fault touched; what was found wrong; overruns; chaos.
 final class SoakRecord: Sendable {
+    struct Tally: Sendable {
+        var attempted = 0
+        var succeeded = 0
+        var failed: [String: Int] = [:]
+        var checked = 0
+        var untouchedAttempted = 0
+        var untouchedSucceeded = 0
+        /// Of those, the quiet round's (after the chaos; not in the other counts).
+        var quietAttempted = 0
+        var quietSucceeded = 0
+    }
+
     private struct State {
-        var outcomes: [String: [String: Int]] = [:]
+        var tallies: [String: Tally] = [:]
+        var untouchedFailures: [String] = []
+        var violations: [String] = []
         var overruns: [String] = []
         var chaos: [String: Int] = [:]
-        var confirmed: Set<UInt32> = []
-        var received: [UInt32: Int] = [:]
     }
 
     private let state = PosixMutex(State())
 
-    func outcome(_ operation: String, _ result: String) {
-        state.withLock { $0.outcomes[operation, default: [:]][result, default: 0] += 1 }
+    /// An operation of `kind` ended with `result` ("ok", "ok, …" or an error code); `untouched`
+    /// when no fault could have reached it; `quiet` when it ran in the quiet round (counted apart,
+    /// and untouched).
+    func outcome(
+        _ kind: String, _ result: String, untouched: Bool = false, quiet: Bool = false, on peripheral: Int? = nil
+    ) {
+        let ok = result.hasPrefix("ok")
+        state.withLock { state in
+            var tally = state.tallies[kind, default: Tally()]
+            if quiet {
+                tally.quietAttempted += 1
+                if ok { tally.quietSucceeded += 1 }
+            } else {
+                tally.attempted += 1
+                if ok { tally.succeeded += 1 }
+                if result != "ok" { tally.failed[result, default: 0] += 1 }
+                if untouched { tally.untouchedAttempted += 1 }
+                if untouched && ok { tally.untouchedSucceeded += 1 }
+            }
+            if (untouched || quiet) && !ok {
+                state.untouchedFailures.append(
+                    "\(quiet ? "quiet " : "")\(kind) on \(peripheral.map(String.init) ?? "?"): \(result)")
+            }
+            state.tallies[kind] = tally
+        }
     }
+
+    /// A value of `kind` was checked against what the simulator holds (and found right).
+    func checked(_ kind: String) { state.withLock { $0.tallies[kind, default: Tally()].checked += 1 } }
+
+    /// Something the simulator and the SDK disagree on.
+    func violation(_ what: String) { state.withLock { $0.violations.append(what) } }
 
     func overrun(_ what: String) { state.withLock { $0.overruns.append(what) } }
 
     func chaos(_ kind: String) { state.withLock { $0.chaos[kind, default: 0] += 1 } }
 
-    func confirmed(_ sequence: UInt32) { state.withLock { _ = $0.confirmed.insert(sequence) } }
-
-    func received(_ sequence: UInt32) { state.withLock { $0.received[sequence, default: 0] += 1 } }
-
     var overruns: [String] { state.withLock { $0.overruns } }
+    var violations: [String] { state.withLock { $0.violations } }
+    /// Operations no fault touched that failed anyway.
+    var untouchedFailures: [String] { state.withLock { $0.untouchedFailures } }
 
-    /// Operations of the workers (side activity such as indication subscriptions not counted).
-    var operationCount: Int {
+    func tally(_ kind: String) -> Tally { state.withLock { $0.tallies[kind] ?? Tally() } }
+
+    /// Operations of `kinds`, and how many of them succeeded.
+    func share(of kinds: [String]) -> (succeeded: Int, attempted: Int) {
         state.withLock { state in
-            SoakOperation.allCases.reduce(0) { $0 + (state.outcomes[$1.rawValue]?.values.reduce(0, +) ?? 0) }
+            kinds.reduce((0, 0)) {
+                ($0.0 + (state.tallies[$1]?.succeeded ?? 0), $0.1 + (state.tallies[$1]?.attempted ?? 0))
+            }
         }
     }
 
     /// How often a chaos action happened.
     func chaosCount(_ kind: String) -> Int { state.withLock { $0.chaos[kind] ?? 0 } }
 
-    /// Confirmed indications not received yet.
-    var missingIndications: Set<UInt32> {
-        state.withLock { state in state.confirmed.filter { state.received[$0] == nil } }
-    }
-
-    /// Indications received more than once, or never sent.
-    var duplicateIndications: [UInt32: Int] { state.withLock { $0.received.filter { $0.value > 1 } } }
-
-    var indicationCounts: (confirmed: Int, received: Int) {
-        state.withLock { ($0.confirmed.count, $0.received.values.reduce(0, +)) }
-    }
-
     var report: String {
         state.withLock { state in
-            let operations = state.outcomes.keys.sorted().map { operation in
-                let results = (state.outcomes[operation] ?? [:]).sorted { $0.key < $1.key }
-                return "  \(operation): " + results.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let kinds = state.tallies.keys.sorted().map { kind in
+                let tally = state.tallies[kind] ?? Tally()
+                let failed = tally.failed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                return "  \(kind): \(tally.attempted) attempted, \(tally.succeeded) succeeded, "
+                    + "other outcomes: [\(failed.joined(separator: ", "))]; "
+                    + "untouched by faults \(tally.untouchedSucceeded)/\(tally.untouchedAttempted) succeeded; "
+                    + "quiet round \(tally.quietSucceeded)/\(tally.quietAttempted) succeeded; "
+                    + "\(tally.checked) values checked (quiet round included)"
             }
             let chaos = state.chaos.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-            return (["operations:"] + operations + ["chaos: " + chaos.joined(separator: ", ")])
-                .joined(separator: "\n")
+            return (["operations:"] + kinds + ["chaos: " + chaos.joined(separator: ", ")]).joined(separator: "\n")
         }
     }
 }

@@ -11,25 +11,30 @@ enum SoakOperation: String, CaseIterable, Sendable {
 
 /// The soak's shared state: one central, the simulator, and what each peripheral has open.
 /// Each worker owns a disjoint set of peripherals, so one peripheral's operations never
-/// queue behind another worker's (only behind the SDK's own background StopNotify).
+/// queue behind another worker's (only behind the SDK's own background StopNotify), and the
+/// values a worker set or wrote are the ones the simulator holds when it checks them.
 final class SoakWorld: Sendable {
-    private struct Slot {
+    struct Slot {
         var peripheral: Peripheral?
-        var subscriptions: [Task<Void, Never>] = []
-        var indications: Task<Void, Never>?
+        var subscriptions: [SoakSubscription] = []
+        var indications: SoakSubscription?
+        /// Payloads of writes that failed: one that timed out may still land later.
+        var unconfirmedWrites: Set<SoakPayload> = []
     }
 
     let plan: SoakPlan
     let central: Central
     let simulator: Simulator
     let record = SoakRecord()
+    let streams = SoakStreams()
+    let faults = SoakFaultClock()
     /// How late the pacer woke up: the scheduling delay of the machine, measured.
     let lag = SchedulingLag()
     /// Serializes bluetoothd restarts.
     let restarts = AsyncLock()
-    private let slots: PosixMutex<[Int: Slot]> = PosixMutex([:])
-    /// Peripherals whose indication subscription is live, for the indicator to pick from.
-    private let indicating = PosixMutex<Set<Int>>([])
+    let slots: PosixMutex<[Int: Slot]> = PosixMutex([:])
+    /// Subscriptions armed now, by characteristic: the indicator sends only where one listens.
+    let armed = PosixMutex<[SoakStreams.Key: Int]>([:])
     private let sequence = Atomic<UInt32>(0)
     private let steps = PosixMutex<[Int: (String, ContinuousClock.Instant)]>([:])
 
@@ -58,30 +63,43 @@ final class SoakWorld: Sendable {
 
     // MARK: Operations
 
-    /// Runs one operation, recording its outcome and whether it overran its deadline: ended
-    /// later than the deadline, the margin, and twice the worst scheduling lag the pacer
-    /// measured meanwhile. Not a wall-clock bound of its own: a loaded machine delays the
-    /// pacer's wake-ups as it delays the operation's, and raises the bound with them (a run
-    /// beside the whole suite and two busy loops on 2 cores saw lags of 3.4 s, and operations
-    /// end up to 2.4 s past their deadline within them); an operation that waits for what it
-    /// must not wait for (a default deadline of 25 s, a reply that never comes) still overruns.
-    func run(_ operation: SoakOperation, on index: Int, using random: inout SeededGenerator) async {
+    /// Runs one operation, recording its outcome, whether a fault could have touched it (see
+    /// ``SoakFaultClock``), and whether it overran its deadline: ended later than the deadline,
+    /// the margin, and twice the worst scheduling lag the pacer measured meanwhile. Not a
+    /// wall-clock bound of its own: a loaded machine delays the pacer's wake-ups as it delays
+    /// the operation's, and raises the bound with them (a run beside the whole suite and two
+    /// busy loops on 2 cores saw lags of 3.4 s, and operations end up to 2.4 s past their
+    /// deadline within them); an operation that waits for what it must not wait for (a default
+    /// deadline of 25 s, a reply that never comes) still overruns.
+    func run(_ operation: SoakOperation, on index: Int, using random: inout SeededGenerator, quiet: Bool = false) async
+    {
         let mark = lag.mark
+        let clock = faults.now(index)
+        let address = SoakPeripherals.address(index)
+        let pending = simulator.pendingFaults.contains { $0.address == address }
+        let ready =
+            operation == .connect ? await central.state == .poweredOn : await peripheral(index)?.isConnected ?? false
         let start = ContinuousClock.now
-        let outcome: String
+        var outcome: String
         do throws(BLEError) {
             try await perform(operation, on: index, using: &random)
             outcome = "ok"
         } catch {
             outcome = "\(error.code)"
         }
+        // A cancelled read is what the cancel operation is for.
+        if operation == .cancel, outcome == "\(BLEError.Code.cancelled)" { outcome = "ok, cancelled" }
         let elapsed = ContinuousClock.now - start
+        // A connect too: one right after a fault (a link drop, a restart the SDK has not seen
+        // the end of yet) is what the fault did; once one connects untouched, the next are clean.
+        let untouched = !pending && ready && faults.now(index) == clock && faults.isClean(index)
+        if operation == .connect, outcome == "ok" { faults.connected(index, untouchedSince: clock) }
         let deadline = operation == .connect ? plan.connectTimeout : plan.callTimeout
         let worstLag = lag.worst(since: mark)
         if elapsed > deadline + plan.margin + worstLag * 2 {
             record.overrun("\(operation) on \(index) took \(elapsed) (\(outcome)), scheduling lag \(worstLag)")
         }
-        record.outcome(operation.rawValue, outcome)
+        record.outcome(operation.rawValue, outcome, untouched: untouched, quiet: quiet, on: index)
         if outcome == "\(BLEError.Code.bluetoothUnavailable)" || outcome == "\(BLEError.Code.poweredOff)" {
             // As an app would: no busy loop while bluetoothd or the adapter is away.
             try? await Task.sleep(for: .milliseconds(10))
@@ -105,164 +123,74 @@ final class SoakWorld: Sendable {
         case .discover:
             _ = try await peripheral.discoverServices()
         case .read:
-            _ = try await characteristic(peripheral, SoakPeripherals.readable).read(timeout: timeout)
+            try await checkedRead(peripheral, index, kind: "read") { readable throws(BLEError) in
+                try await readable.read(timeout: timeout)
+            }
         case .writeWithResponse, .writeWithoutResponse:
-            let value = Data([UInt8.random(in: 0...255, using: &random)])
-            let type: WriteType = operation == .writeWithResponse ? .withResponse : .withoutResponse
-            try await characteristic(peripheral, SoakPeripherals.writable).write(value, type: type, timeout: timeout)
+            try await checkedWrite(peripheral, index, operation)
         case .subscribe:
-            let values = try await characteristic(peripheral, SoakPeripherals.notifying).subscribe()
-            let task = Task { for await _ in values {} }
-            slots.withLock { $0[index, default: Slot()].subscriptions.append(task) }
+            try await subscribe(peripheral, index, .notification)
         case .unsubscribe:
-            let task = slots.withLock { $0[index]?.subscriptions.popLast() }
-            task?.cancel()
+            if let subscription = slots.withLock({ $0[index]?.subscriptions.popLast() }) { await end(subscription) }
         case .disconnect:
             try await peripheral.disconnect()
         case .cancel:
-            let readable = try await characteristic(peripheral, SoakPeripherals.readable)
-            let task = Task { () -> Result<Data, BLEError> in
-                do throws(BLEError) { return .success(try await readable.read(timeout: timeout)) } catch {
-                    return .failure(error)
+            let pause = Int.random(in: 0...20, using: &random)
+            try await checkedRead(peripheral, index, kind: "cancel") { readable throws(BLEError) in
+                let task = Task { () -> Result<Data, BLEError> in
+                    do throws(BLEError) { return .success(try await readable.read(timeout: timeout)) } catch {
+                        return .failure(error)
+                    }
                 }
+                try? await Task.sleep(for: .milliseconds(pause))
+                task.cancel()
+                return try await task.value.get()
             }
-            try? await Task.sleep(for: .milliseconds(Int.random(in: 0...20, using: &random)))
-            task.cancel()
-            _ = try await task.value.get()
         }
     }
 
-    private func characteristic(_ peripheral: Peripheral, _ uuid: BluetoothUUID) async throws(BLEError)
-        -> Characteristic
+    /// The peripheral takes a fresh reading first (only this worker sets it): a read that
+    /// succeeds must return exactly that.
+    private func checkedRead(
+        _ peripheral: Peripheral, _ index: Int, kind: String,
+        _ read: (Characteristic) async throws(BLEError) -> Data
+    ) async throws(BLEError) {
+        let readable = try await characteristic(peripheral, SoakPeripherals.readable)
+        let payload = SoakPayload(.read, peripheral: index, sequence: sequence.add(1, ordering: .relaxed).newValue)
+        _ = try? simulator.setValue(address: SoakPeripherals.address(index), characteristic: "FFF1", payload.data)
+        let value = try await read(readable)
+        guard value == payload.data else {
+            let shown = SoakPayload(value).map { "\($0)" } ?? "\(value.count) bytes"
+            return record.violation("\(kind) of \(index) returned \(shown), the simulator holds \(payload)")
+        }
+        record.checked(kind)
+    }
+
+    /// Every write carries a fresh sequence number: one that succeeded must be what the
+    /// simulator holds right after, unless an earlier write that failed (timed out) landed late.
+    private func checkedWrite(_ peripheral: Peripheral, _ index: Int, _ operation: SoakOperation) async throws(BLEError)
     {
-        try await peripheral.characteristic(uuid, in: SoakPeripherals.service)
-    }
-
-    // MARK: Indications
-
-    /// Keeps one indication subscription per connected peripheral for the whole run (it ends
-    /// only when the services go, e.g. at a bluetoothd restart, and is then made again).
-    func ensureIndications(_ index: Int) async {
-        guard let peripheral = peripheral(index), indicating.withLock({ !$0.contains(index) }),
-            await peripheral.isConnected
-        else { return }
-        let values: NotificationSequence
+        let writable = try await characteristic(peripheral, SoakPeripherals.writable)
+        let payload = SoakPayload(.write, peripheral: index, sequence: sequence.add(1, ordering: .relaxed).newValue)
+        let type: WriteType = operation == .writeWithResponse ? .withResponse : .withoutResponse
         do throws(BLEError) {
-            values = try await characteristic(peripheral, SoakPeripherals.indicating).subscribe()
+            try await writable.write(payload.data, type: type, timeout: plan.callTimeout)
         } catch {
-            record.outcome("indication subscription", "\(error.code)")
-            return
+            slots.withLock { _ = $0[index, default: Slot()].unconfirmedWrites.insert(payload) }
+            throw error
         }
-        record.outcome("indication subscription", "ok")
-        indicating.withLock { _ = $0.insert(index) }
-        let task = Task { [self] in
-            for await value in values where value.count == 4 {
-                record.received(value.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
-            }
-            indicating.withLock { _ = $0.remove(index) }
+        let held = (try? simulator.value(address: SoakPeripherals.address(index), characteristic: "FFF2")) ?? nil
+        let late = held.flatMap(SoakPayload.init).map { old in
+            slots.withLock { $0[index]?.unconfirmedWrites.contains(old) ?? false }
         }
-        slots.withLock { $0[index, default: Slot()].indications = task }
+        guard held == payload.data || late == true else {
+            let shown = held.flatMap(SoakPayload.init).map { "\($0)" } ?? "\(held?.count ?? 0) bytes"
+            return record.violation("\(operation) of \(payload) succeeded, the simulator holds \(shown)")
+        }
+        record.checked(operation.rawValue)
     }
 
-    /// Sends one indication with a fresh sequence number from a random subscribed peripheral;
-    /// remembers it when the simulator delivered it.
-    func indicate(using random: inout SeededGenerator) {
-        guard let index = indicating.withLock({ $0.randomElement(using: &random) }) else { return }
-        var number = sequence.add(1, ordering: .relaxed).newValue
-        let value = withUnsafeBytes(of: &number) { Data($0) }
-        let delivered =
-            (try? simulator.notify(address: SoakPeripherals.address(index), characteristic: "FFF4", value: value)) ?? 0
-        if delivered > 0 { record.confirmed(number) }
-    }
-
-    // MARK: Cleanup
-
-    /// Ends every subscription and disconnects every peripheral.
-    func tearDown() async {
-        let all = slots.withLock { slots in
-            defer { slots.removeAll() }
-            return Array(slots.values)
-        }
-        for slot in all {
-            for task in slot.subscriptions { task.cancel() }
-            slot.indications?.cancel()
-            _ = try? await slot.peripheral?.disconnect()
-        }
-    }
-}
-
-/// A lock that suspends instead of blocking.
-final class AsyncLock: Sendable {
-    private struct State {
-        var held = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state = PosixMutex(State())
-
-    func lock() async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let acquired = state.withLock { state in
-                if state.held {
-                    state.waiters.append(waiter)
-                    return false
-                }
-                state.held = true
-                return true
-            }
-            if acquired { waiter.resume() }
-        }
-    }
-
-    func unlock() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiters.isEmpty else {
-                state.held = false
-                return nil
-            }
-            return state.waiters.removeFirst()
-        }
-        next?.resume()
-    }
-}
-
-/// How late a plain timer wakes up while the soak runs: the pacer sleeps for ``interval`` again
-/// and again and records by how much each sleep overran. That is what the machine's load (the
-/// rest of the suite, other processes) adds to every wake-up of every task.
-final class SchedulingLag: Sendable {
-    static let interval: Duration = .milliseconds(10)
-
-    private struct State {
-        var samples: [Duration] = []
-        var sleepingSince: ContinuousClock.Instant?
-    }
-
-    private let state = PosixMutex(State())
-
-    /// Where the samples to come start.
-    var mark: Int { state.withLock { $0.samples.count } }
-
-    /// The worst lag since `mark`, counting the pacer's sleep under way if it overran already.
-    func worst(since mark: Int) -> Duration {
-        let now = ContinuousClock.now
-        return state.withLock { state in
-            var worst = state.samples[min(mark, state.samples.count)...].max() ?? .zero
-            if let since = state.sleepingSince { worst = max(worst, now - since - Self.interval) }
-            return worst
-        }
-    }
-
-    /// Sleeps and records, until `finished`.
-    func pace(until finished: @Sendable () -> Bool) async {
-        while !finished() {
-            let start = ContinuousClock.now
-            state.withLock { $0.sleepingSince = start }
-            try? await Task.sleep(for: Self.interval)
-            let lag = ContinuousClock.now - start - Self.interval
-            state.withLock { state in
-                state.sleepingSince = nil
-                state.samples.append(max(lag, .zero))
-            }
-        }
+    func characteristic(_ peripheral: Peripheral, _ uuid: BluetoothUUID) async throws(BLEError) -> Characteristic {
+        try await peripheral.characteristic(uuid, in: SoakPeripherals.service)
     }
 }
