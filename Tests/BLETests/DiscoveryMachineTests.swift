@@ -33,6 +33,7 @@ struct DiscoveryMachineTests {
             case .send(.restart): return "restart"
             case .resume(let waiter, .success): return "resume \(waiter) ok"
             case .resume(let waiter, .failure(let error)): return "resume \(waiter) \(error.code)"
+            case .fail(let ids, let error): return "fail scans \(ids) \(error.code)"
             }
         }
     }
@@ -112,6 +113,60 @@ struct DiscoveryMachineTests {
             Self.describe(machine.finished(.failure(Self.refused), serial: nil, adapterDiscovering: false))
                 == ["resume B notPermitted"])
         #expect(!machine.isRunning)
+    }
+
+    @Test("a restart bluetoothd refuses ends the running scans with the error; the start is not made again")
+    func refusedRestart() {
+        var machine = Machine()
+        _ = machine.add(1, Self.all, "A", refusal: nil)
+        _ = machine.add(2, Self.all, "B", refusal: nil)
+        _ = Self.answered(&machine)
+        _ = Self.answered(&machine, serial: 10)
+        #expect(Self.describe(machine.stoppedUnderUs(serial: 11, adapterDiscovering: false)) == ["restart"])
+        #expect(Self.answered(&machine) == ["start"])
+        // Before, the failed start was sent again at once, for as long as bluetoothd refused it.
+        #expect(
+            Self.describe(machine.finished(.failure(Self.refused), serial: nil, adapterDiscovering: false))
+                == ["fail scans [1, 2] notPermitted"])
+        #expect(!machine.isRunning)
+        #expect(Self.describe(machine.remove(1, "A")) == ["resume A ok"], "the ended scan leaves without a call")
+        #expect(Self.describe(machine.add(3, Self.all, "C", refusal: nil)) == ["start"], "a new scan asks again")
+    }
+
+    @Test("a filter refused to a new scan fails it alone; the scans running keep their discovery")
+    func refusedFilterKeepsRunningScans() {
+        var machine = Machine()
+        _ = machine.add(1, Self.all, "A", refusal: nil)
+        _ = Self.answered(&machine)
+        _ = Self.answered(&machine, serial: 10)
+        _ = machine.remove(1, "A")
+        _ = Self.answered(&machine)
+        _ = machine.add(2, Self.heartRate, "B", refusal: nil)
+        _ = Self.answered(&machine)
+        _ = Self.answered(&machine, serial: 12)
+        #expect(
+            Self.describe(machine.add(3, Self.battery, "C", refusal: nil)) == [
+                "set filter (uuids 0000180d-0000-1000-8000-00805f9b34fb,0000180f-0000-1000-8000-00805f9b34fb)"
+            ])
+        #expect(
+            Self.describe(machine.finished(.failure(Self.refused), serial: nil, adapterDiscovering: true))
+                == ["resume C notPermitted"])
+        #expect(machine.isRunning)
+    }
+
+    @Test("a refused filter when discovery must be set up again ends the scans that need it")
+    func refusedFilterAfterReset() {
+        var machine = Machine()
+        _ = machine.add(1, Self.heartRate, "A", refusal: nil)
+        _ = Self.answered(&machine)
+        _ = Self.answered(&machine, serial: 10)
+        machine.reset()
+        #expect(
+            Self.describe(machine.add(2, Self.heartRate, "B", refusal: nil)).first
+                == "set filter (uuids 0000180d-0000-1000-8000-00805f9b34fb)")
+        #expect(
+            Self.describe(machine.finished(.failure(Self.refused), serial: nil, adapterDiscovering: false))
+                == ["resume B notPermitted", "fail scans [1] notPermitted"])
     }
 
     @Test("InProgress to a start: this connection's session runs already")

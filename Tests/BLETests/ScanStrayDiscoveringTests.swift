@@ -96,4 +96,40 @@ struct ScanStrayDiscoveringTests {
             await central.close()
         }
     }
+
+    @Test("a restart bluetoothd refuses ends the scan with the error, and is not asked again")
+    func refusedRestartEndsTheScan() async throws {
+        try await SimulatorFixture.run(peripherals: [Self.beacon]) { fixture in
+            let recorder = LogRecorder()
+            let central = try await fixture.poweredCentral(options: tracing(recorder))
+            let leaving = try await Self.filterClient(fixture)
+            let reports = PosixMutex(0)
+            let ended = PosixMutex<BLEError?>(nil)
+            let scan = Task {
+                do {
+                    for try await _ in central.scan(options: ScanOptions(allowDuplicates: true)) {
+                        reports.withLock { $0 += 1 }
+                    }
+                } catch {
+                    ended.withLock { $0 = (error as? BLEError) ?? BLEError(.protocolError, message: "\(error)") }
+                }
+            }
+            try await eventually("the scan reports") { reports.withLock { $0 } > 0 }
+            fixture.simulator.inject(
+                SimulatedFault(
+                    .startDiscovery, action: .fail(name: "org.bluez.Error.NotReady", message: "Resource Not Ready"),
+                    count: nil))
+            leaving.close()
+            // Before, the refused start was made again at once, for as long as it was refused.
+            try await eventually(within: .seconds(30), "the scan ended") { ended.withLock { $0 } != nil }
+            let error = ended.withLock { $0 }
+            #expect(error?.dbusErrorName == "org.bluez.Error.NotReady", "ended with \(String(describing: error))")
+            scan.cancel()
+            _ = await scan.result
+            // A round trip after the end: a start sent again would be on the log before its answer.
+            try await handledByBluetoothd(central)
+            #expect(recorder.count("Adapter1.StartDiscovery") == 2, "the first start, and the refused one")
+            await central.close()
+        }
+    }
 }

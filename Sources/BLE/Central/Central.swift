@@ -26,6 +26,8 @@ public actor Central {
     nonisolated let stateBroadcast: Broadcast<ManagerState>
     var follower: Task<Void, Never>?
     var discovery = DiscoveryMachine<DiscoveryWaiter>()
+    /// What ends each running scan with an error, by scan id (see Scanning/DiscoverySessions.swift).
+    var scanEnders: [UInt64: @Sendable (BLEError) -> Void] = [:]
     var peripherals: [PeripheralID: Peripheral] = [:]
     var connectAttempts: [PeripheralID: SharedAttempt<Peripheral>] = [:]
     /// The pairing agent, registered with bluetoothd before this central first connects or pairs.

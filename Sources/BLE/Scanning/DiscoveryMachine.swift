@@ -10,8 +10,11 @@ import DBus
 ///   when it is answered: the calls that follow bring the adapter to what the scans want then,
 ///   and each caller is resumed once the adapter is there (or its call failed).
 /// - A failed `SetDiscoveryFilter` or `StartDiscovery` fails the scans that waited for it;
-///   `InProgress` to a start means this connection's session already runs. A failed stop
-///   changes nothing (power-off or a restart stopped it already).
+///   `InProgress` to a start means this connection's session already runs. Scans already
+///   there that need the same call (a restart that bluetoothd refuses) end with the error too:
+///   the call is never made again for them, which would loop for as long as bluetoothd
+///   refuses (and recurse without end on a closed connection, whose calls fail at once). A
+///   failed stop changes nothing (power-off or a restart stopped it already).
 /// - bluetoothd can stop the kernel's discovery under a central that still has a session (a
 ///   client that had set a filter leaving, BlueZ 5.66 and later): the shell reports the
 ///   adapter's `Discovering=false` with its serial, and when it comes after this central's
@@ -33,6 +36,8 @@ struct DiscoveryMachine<Waiter> {
         case send(Call)
         /// Resume a caller.
         case resume(Waiter, Result<Void, BLEError>)
+        /// End these running scans with `error`: their discovery could not be brought back.
+        case fail([UInt64], BLEError)
     }
 
     /// The scans, by id.
@@ -91,6 +96,11 @@ struct DiscoveryMachine<Waiter> {
                 actions.append(.resume(waiter, .failure(error)))
             }
             joining.removeAll()
+            // What the scans left still want is the call that just failed: they end instead.
+            if !sessions.scans.isEmpty, !sessions.running || sessions.mergedFilter != sessions.appliedFilter {
+                actions.append(.fail(sessions.scans.keys.sorted(), error))
+                sessions.scans.removeAll()
+            }
         case (.stop, _), (.restart, _):
             break
         }

@@ -66,8 +66,15 @@ extension Central {
         return id
     }
 
+    /// How a running scan is ended when its discovery cannot be brought back (see
+    /// ``DiscoveryMachine/Action/fail(_:_:)``); dropped when the scan leaves.
+    func setScanEnder(_ id: UInt64, _ end: @escaping @Sendable (BLEError) -> Void) {
+        scanEnders[id] = end
+    }
+
     /// Removes a scan; the last one leaving stops discovery.
     func removeScan(_ id: UInt64) async {
+        scanEnders[id] = nil
         let site = session.diagnostics.willSuspend()
         _ = await withCheckedContinuation { (waiter: DiscoveryWaiter) in
             runDiscovery(discovery.remove(id, waiter))
@@ -97,6 +104,8 @@ extension Central {
             switch action {
             case .resume(let waiter, let result):
                 waiter.resume(returning: result)
+            case .fail(let ids, let error):
+                for id in ids { scanEnders.removeValue(forKey: id)?(error) }
             case .send(let call):
                 if call == .restart {
                     session.logger.log(.info, "bluetoothd stopped the discovery under this central; starting it again")

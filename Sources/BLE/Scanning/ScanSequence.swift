@@ -96,6 +96,12 @@ extension Central {
             buffer.finish()
             return
         }
+        // Ended from the central when discovery cannot be started again for it: the error goes
+        // first, then the events stop, which ends the loop below.
+        await setScanEnder(scanID) { error in
+            buffer.yield(.failure(error))
+            events.cancel()
+        }
         var reporter = ScanReporter(request: request, adapter: adapterName)
         let emit: (Discovery) -> Void = { discovery in
             if case .dropped = buffer.yield(.success(discovery)) { counters.dropped.add(1, ordering: .relaxed) }
