@@ -208,8 +208,15 @@ extension Peripheral {
         let outcome: Result<Void, BLEError>
         do throws(BLEError) {
             if start { try await follow(path) }
-            _ = try await perform(
-                GattCall(path: path, interface: BlueZInterface.gattCharacteristic1, member: member, arguments: []))
+            if start || connectionState == .connected {
+                _ = try await perform(
+                    GattCall(path: path, interface: BlueZInterface.gattCharacteristic1, member: member, arguments: []))
+            } else {
+                // BlueZ keeps a subscription across link loss and arms it again at the next
+                // link (Q7): a stop while the link is down goes to bluetoothd all the same,
+                // outside the operation order, which turns operations away while disconnected.
+                _ = try await session.call(path, BlueZInterface.gattCharacteristic1, member)
+            }
             outcome = .success(())
         } catch {
             outcome = .failure(error)
