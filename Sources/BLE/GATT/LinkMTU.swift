@@ -1,4 +1,4 @@
-import Synchronization
+import DBus
 
 /// Whether the mirror's `MTU` values are the current link's. bluetoothd drops `MTU` at a
 /// disconnection and restores it at the next link without a signal (BlueZ quirk Q10), so after
@@ -13,7 +13,8 @@ final class LinkMTU: Sendable {
         var current = false
     }
 
-    private let state = Mutex(State())
+    /// A `PosixMutex`, which ThreadSanitizer sees (it cannot see `Synchronization.Mutex`).
+    private let state = PosixMutex(State())
 
     /// The link came up (`up`), or ended or is being made (`!up`: a new count begins).
     func linkChanged(up: Bool) {
