@@ -1,3 +1,5 @@
+import Dispatch
+
 extension Connection {
     /// Suspends the calling task for `duration`, timed by the connection's I/O loop: no timer
     /// thread is woken, and the task resumes on the executor it prefers (on the I/O thread
@@ -31,15 +33,23 @@ extension Connection {
     }
 
     /// Calls `fire` on the I/O thread once `duration` has passed, or as soon as the connection
-    /// closes (at once, on the calling thread, when it is closed already): a wake-up for code
-    /// that keeps its own deadlines and checks them when called. `fire` must not block.
-    /// Returns the wake-up's id for ``cancelScheduled(_:)``.
+    /// closes: a wake-up for code that keeps its own deadlines and checks them when called.
+    /// `fire` must not block. Returns the wake-up's id for ``cancelScheduled(_:)``.
+    ///
+    /// On a connection closed already, `fire` runs once `duration` has passed, on a Dispatch
+    /// queue (there is no I/O thread any more). Never at once on the calling thread: code that
+    /// finds its deadline not yet due asks for another wake-up, and firing that at once
+    /// recursed until the stack overflowed (a GATT client whose connection closed under a
+    /// queued operation).
     @discardableResult
     public func schedule(after duration: Duration, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
         let deadline = MonotonicClock.deadline(after: duration)
         let id = core.makeID()
         let accepted = core.enqueue { loop in loop.addTimer(id, deadline: deadline) { _ in fire() } }
-        if !accepted { fire() }
+        if !accepted {
+            let delay = max(0, MonotonicClock.millisecondsUntil(deadline))
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay))) { fire() }
+        }
         return id
     }
 

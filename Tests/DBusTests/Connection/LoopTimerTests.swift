@@ -93,4 +93,36 @@ import Testing
             #expect(try #require(firedAfter.withLock { $0 }) >= .milliseconds(20))
         }
     }
+
+    @Test(
+        "on a closed connection a wake-up runs when due, never at once on the caller: one that asks again does not recurse"
+    )
+    func scheduledAfterClose() async throws {
+        try await withConnections(1) { _, connections in
+            let connection = connections[0]
+            connection.close()
+            // A client that keeps its own deadline and asks for another wake-up while it is not
+            // due, as the GATT client does: fired at once on the caller, this recursed.
+            let due = ContinuousClock.now + .milliseconds(30)
+            let wakes = Atomic<Int>(0)
+            let done = Atomic<Bool>(false)
+            let depth = Atomic<Int>(0)
+            let deepest = Atomic<Int>(0)
+            @Sendable func wake() {
+                let level = depth.add(1, ordering: .relaxed).newValue
+                deepest.max(level, ordering: .relaxed)
+                defer { depth.subtract(1, ordering: .relaxed) }
+                wakes.add(1, ordering: .relaxed)
+                if ContinuousClock.now < due {
+                    connection.schedule(after: due - .now) { wake() }
+                } else {
+                    done.store(true, ordering: .releasing)
+                }
+            }
+            connection.schedule(after: .milliseconds(30)) { wake() }
+            let finished = try await eventually { done.load(ordering: .acquiring) }
+            #expect(finished)
+            #expect(deepest.load(ordering: .relaxed) == 1, "each wake-up ran on its own, not inside the last")
+        }
+    }
 }
