@@ -22,7 +22,7 @@ struct GattQueueCancellationTests {
             let recorder = LogRecorder()
             let (central, peripheral) = try await fixture.connected(Self.sensor, options: tracing(recorder))
             let control = try await peripheral.characteristic(BluetoothUUID("2A39"), in: BluetoothUUID("180D"))
-            fixture.simulator.inject(SimulatedFault(.write, address: Self.sensor, action: .delay(Self.slowWrite)))
+            fixture.simulator.inject(SimulatedFault(.write, address: Self.sensor, action: .delay(.seconds(5))))
             let progress = WriteProgress()
             let write = Task {
                 try await control.write(Data([0x07]), timeout: .seconds(30))
@@ -36,15 +36,9 @@ struct GattQueueCancellationTests {
         }
     }
 
-    /// How long the simulator holds the slow write: it must outlast queueing the operation
-    /// behind it, which an instrumented build (`make sanitize` sets `SWIFT_BLE_SANITIZER`) on a
-    /// busy machine once took more than 5 s to do.
-    static let slowWrite: Duration =
-        (ProcessInfo.processInfo.environment["SWIFT_BLE_SANITIZER"] ?? "").isEmpty ? .seconds(5) : .seconds(30)
-
     /// Waits until one more caller than `before` is suspended in the SDK.
     static func queued(_ central: Central, after before: Int) async throws {
-        try await eventually(within: .seconds(30), "the operation waits in the queue") {
+        try await eventually("the operation waits in the queue") {
             let diagnostics = central.diagnostics
             return diagnostics.continuationsCreated - diagnostics.continuationsResumed > before
         }
