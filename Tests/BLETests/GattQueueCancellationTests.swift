@@ -1,10 +1,11 @@
-import BLE
 import BLESimulator
 import DBus
 import DBusTestSupport
 import Foundation
 import Synchronization
 import Testing
+
+@testable import BLE
 
 /// The GATT operation queue on a real private bus with the simulator: a queued operation can be
 /// cancelled and times out by its own deadline, counted from the call, without disturbing the
@@ -37,23 +38,18 @@ struct GattQueueCancellationTests {
     }
 
     /// Waits until one more caller than `before` is suspended in the SDK.
-    static func queued(_ central: Central, after before: Int) async throws {
-        try await eventually("the operation waits in the queue") {
-            let diagnostics = central.diagnostics
-            return diagnostics.continuationsCreated - diagnostics.continuationsResumed > before
-        }
-    }
-
-    static func suspended(_ central: Central) -> Int {
-        central.diagnostics.continuationsCreated - central.diagnostics.continuationsResumed
+    /// Waits until an operation waits its turn in the characteristic's peripheral's queue. (The
+    /// central's count of suspended callers, used before, also counts waits that come and go,
+    /// so one taken at the wrong moment hid the queued read under AddressSanitizer.)
+    static func queued(_ characteristic: Characteristic) async throws {
+        try await eventually("the operation waits in the queue") { characteristic.peripheral.client.queuedCount == 1 }
     }
 
     @Test("a read queued behind a slow write is cancelled at once; the write is unaffected")
     func cancelQueuedRead() async throws {
-        try await Self.withSlowWrite { _, central, control, write, recorder in
-            let before = Self.suspended(central)
+        try await Self.withSlowWrite { _, _, control, write, recorder in
             let read = Task { try await control.read(timeout: .seconds(30)) }
-            try await Self.queued(central, after: before)
+            try await Self.queued(control)
             read.cancel()
             #expect(await bleError { try await read.value }?.code == .cancelled)
             // Causal, not timed: the read ended while the write it queued behind still runs.

@@ -67,6 +67,9 @@ final class GattClient: GattValueSink, Sendable {
 
     func setLinkUp(_ up: Bool) { machine.withLock { $0.setLinkUp(up) } }
 
+    /// How many operations wait their turn (for tests).
+    var queuedCount: Int { machine.withLock { $0.queuedCount } }
+
     func linkWentDown(_ error: BLEError) { run(machine.withLock { $0.linkWentDown(error) }) }
 
     // MARK: Notifications

@@ -105,6 +105,9 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         return actions
     }
 
+    /// How many operations wait their turn (not sent yet), for tests that act on one queued.
+    var queuedCount: Int { queue.count }
+
     // MARK: Operations
 
     /// An id for the next ``submit(_:request:path:isRead:deadline:waiter:now:)``, taken before
