@@ -30,8 +30,10 @@ struct GattQueueCancellationTests {
                 progress.done.store(true, ordering: .releasing)
             }
             try await recorder.waitFor("GattCharacteristic1.WriteValue")
+            try await eventually("the simulator holds the write back") { fixture.simulator.delayedActions == 1 }
             try await body(fixture, central, control, progress, recorder)
             try await write.value
+            #expect(fixture.simulator.delayedActions == 0, "the held reply went out")
             #expect(try fixture.simulator.value(address: Self.sensor, characteristic: "2A39") == Data([0x07]))
             await central.close()
         }

@@ -17,6 +17,13 @@ extension Simulator {
         }
     }
 
+    /// How many of the daemon's delayed actions (replies a `delay` fault holds back, link
+    /// events, a Disconnect's own delay) have not run yet: zero once everything the daemon set
+    /// to happen later has happened, for tests that wait for late faults to play out.
+    public var delayedActions: Int {
+        daemon.withLock { $0 }?.delayedActions.load(ordering: .acquiring) ?? 0
+    }
+
     /// The injected faults that no operation has used up yet, in the order they match.
     public var pendingFaults: [SimulatedFault] {
         core.state.withLock { state in state.faults.map(\.fault) }

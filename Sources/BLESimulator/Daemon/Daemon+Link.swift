@@ -12,9 +12,11 @@ extension Daemon {
             action(self, &state)
             return
         }
+        delayedActions.add(1, ordering: .relaxed)
         let task = Task { [weak self] in
             try? await Task.sleep(for: delay)
             guard let self else { return }
+            defer { self.delayedActions.subtract(1, ordering: .releasing) }
             self.core.state.withLock { state in
                 guard self.isCurrent(state) else { return }
                 action(self, &state)

@@ -11,6 +11,8 @@ final class Daemon: Sendable {
     let core: SimulatorCore
     let generation: Int
     private let tasks = PosixMutex<[Task<Void, Never>]>([])
+    /// Actions set to run after a delay (``schedule(_:after:_:)``) that have not run yet.
+    let delayedActions = Atomic<Int>(0)
     /// Whether the scan ticker runs (changed only with the state locked).
     let scanTicking = Atomic<Bool>(false)
 

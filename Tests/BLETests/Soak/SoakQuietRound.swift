@@ -8,10 +8,12 @@ extension SoakWorld {
     /// run's reconnections and restarts must still be armed at the simulator (a value sent is
     /// delivered) and receive it. What chaos left behind shows here, where nothing excuses it.
     func quietRound() async {
-        // Every fault that acts late has played out by then: the longest delay is the call
-        // deadline and 500 ms, a Disconnect's own delay comes on top, and some slack.
-        try? await Task.sleep(
-            for: plan.callTimeout + .milliseconds(500) + simulator.options.disconnectDelay + .seconds(1))
+        // Every fault that acts late plays out first: the simulator counts the actions it set
+        // to run later (delayed replies, a Disconnect's own delay), and none is left.
+        let simulator = self.simulator
+        try? await eventually(within: .seconds(60), "the simulator's delayed actions ran") {
+            simulator.delayedActions == 0
+        }
         do throws(BLEError) {
             try await central.waitUntilPoweredOn(timeout: .seconds(10))
         } catch {
