@@ -102,7 +102,7 @@ extension IOLoop {
         }
         let raw: OpaquePointer
         do {
-            raw = try MessageEncoder.encode(call.message)
+            raw = try encodedCalls.encode(call.message)
         } catch {
             finishCall(call.id, .failure(error))
             return

@@ -42,6 +42,8 @@ final class IOLoop {
     var inFlight = 0
     /// Sent calls awaiting their reply: call ID by the serial the reply will name.
     @exclusivity(unchecked) var sentSerials: [UInt32: UInt64] = [:]
+    /// Calls encoded lately, copied for the next call of the same shape (see ``EncodedCallCache``).
+    @exclusivity(unchecked) var encodedCalls = EncodedCallCache()
     /// Who called lately, for decoding the next call (see ``RecentBusNames``).
     @exclusivity(unchecked) var recentNames = RecentBusNames()
     /// Serials of calls we gave up on (timed out or cancelled) that the bus still counts as
@@ -361,6 +363,7 @@ final class IOLoop {
         dbus_connection_unref(connection)
         watches.removeAll()
         timeouts.removeAll()
+        encodedCalls.removeAll()
     }
 
     /// Sends an already-encoded message without waiting for anything.
