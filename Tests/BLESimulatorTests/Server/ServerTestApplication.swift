@@ -258,9 +258,9 @@ final class TestApplication: Sendable {
 
     /// AcquireNotify/AcquireWrite: a SEQPACKET pair, one end to bluetoothd, one kept here.
     private func acquire(_ call: DBusMessage, _ reply: MethodReply, path: ObjectPath, notify: Bool) {
-        log.record(call)
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            log.record(call)
             return reply.fail(DBusError.reply(BlueZErrorName.failed, "socketpair"))
         }
         let ours = FileDescriptor(owning: fds[0])
@@ -270,6 +270,8 @@ final class TestApplication: Sendable {
         } else {
             writeSockets.withLock { $0[path] = ours }
         }
+        // Logged once the socket is kept: a test that waits for the call then takes the socket.
+        log.record(call)
         reply.succeed([.unixFD(theirs), .uint16(185)])
     }
 
