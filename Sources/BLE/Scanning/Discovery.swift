@@ -33,7 +33,7 @@ public struct AdvertisementData: Sendable, Hashable {
     /// The GAP appearance value.
     public var appearance: UInt16?
 
-    init(_ device: DeviceProperties) {
+    init(_ device: DeviceAdvertisement) {
         localName = device.name
         serviceUUIDs = device.uuids.map { BluetoothUUID($0) }
         manufacturerData = device.manufacturerData ?? [:]

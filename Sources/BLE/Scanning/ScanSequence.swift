@@ -170,7 +170,7 @@ struct ScanReporter {
     }
 
     mutating func consider(_ path: ObjectPath, in tree: BlueZObjectTree, advertised: Bool) -> Discovery? {
-        guard advertised, let device = try? tree.device(at: path), let rssi = device.rssi else { return nil }
+        guard advertised, let device = try? tree.advertisement(at: path), let rssi = device.rssi else { return nil }
         let advertisement = AdvertisementData(device)
         if !request.services.isEmpty && Set(advertisement.serviceUUIDs).isDisjoint(with: request.services) {
             return nil
@@ -179,8 +179,12 @@ struct ScanReporter {
         if let prefix = request.options.namePrefix, !(advertisement.localName?.hasPrefix(prefix) ?? false) {
             return nil
         }
-        if !request.options.allowDuplicates, reported[path] == advertisement { return nil }
-        reported[path] = advertisement
+        // Stored and compared in one look-up: this runs for every advertisement.
+        if let previous = reported.updateValue(advertisement, forKey: path), !request.options.allowDuplicates,
+            previous == advertisement
+        {
+            return nil
+        }
         return Discovery(
             id: PeripheralID(adapter: adapter, bluetoothAddress: device.address), rssi: rssi,
             advertisement: advertisement, timestamp: Date())

@@ -135,6 +135,13 @@ extension BlueZObjectTree {
         try properties(DeviceProperties.self, at: path)
     }
 
+    /// The advertised properties of the device at `path` (only those a scan reports), or `nil`
+    /// when it is not a device.
+    public func advertisement(at path: ObjectPath) throws(DBusError) -> DeviceAdvertisement? {
+        guard let properties = objects[path]?[BlueZInterface.device1] else { return nil }
+        return try DeviceAdvertisement(properties: properties)
+    }
+
     /// The `GattService1` properties at `path`, or `nil` when it is not a service.
     public func service(at path: ObjectPath) throws(DBusError) -> GattServiceProperties? {
         try properties(GattServiceProperties.self, at: path)

@@ -87,7 +87,10 @@ public struct ReceivedSignal: ~Copyable {
         guard let pathText, dbus_message_iter_next(&arguments) != 0 else { return nil }
         var entries = DBusMessageIter()
         dbus_message_iter_recurse(&arguments, &entries)
-        var interfaces: [InterfaceName: [String: DBusValue]] = [:]
+        // BlueZ's objects have three interfaces (their own, Properties and Introspectable): room
+        // for them at once, where growing from empty reallocated twice per advertiser. (Counting
+        // the entries first would walk every property of every interface.)
+        var interfaces: [InterfaceName: [String: DBusValue]] = Dictionary(minimumCapacity: 3)
         while dbus_message_iter_get_arg_type(&entries) == TypeCode.dictEntry {
             var entry = DBusMessageIter()
             dbus_message_iter_recurse(&entries, &entry)

@@ -48,7 +48,7 @@ enum FuzzHarness {
         check(LEAdvertisementProperties.self, properties, changed, invalidated)
         check(GattManagerProperties.self, properties, changed, invalidated)
         check(AgentManagerProperties.self, properties, changed, invalidated)
-        if let device = try? DeviceProperties(properties: properties) { derive(device) }
+        if let device = try? DeviceAdvertisement(properties: properties) { derive(device) }
         if let text = properties.values.first.flatMap({ if case .string(let s) = $0 { s } else { nil } }) {
             _ = BluetoothUUID(validating: text)
             _ = try? BluetoothAddress(text)
@@ -74,7 +74,8 @@ enum FuzzHarness {
 
     private static func inspect(_ tree: BlueZObjectTree, at path: ObjectPath) {
         _ = try? tree.adapter(at: path)
-        if let device = (try? tree.device(at: path)) ?? nil { derive(device) }
+        _ = try? tree.device(at: path)
+        if let device = (try? tree.advertisement(at: path)) ?? nil { derive(device) }
         _ = try? tree.service(at: path)
         if let characteristic = (try? tree.characteristic(at: path)) ?? nil {
             _ = CharacteristicProperties(flags: characteristic.flags.strings)
@@ -89,7 +90,7 @@ enum FuzzHarness {
     }
 
     /// What scanning reports for a device.
-    private static func derive(_ device: DeviceProperties) {
+    private static func derive(_ device: DeviceAdvertisement) {
         let advertisement = AdvertisementData(device)
         _ = advertisement.serviceUUIDs.map(\.uuidString)
         _ = PeripheralID(adapter: "hci0", bluetoothAddress: device.address)
