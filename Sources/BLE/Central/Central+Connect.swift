@@ -97,7 +97,7 @@ extension Central {
             () throws(BLEError) -> ObjectPath? in
             if let path = session.tree.devicePath(address: address, adapter: adapterPath) { return path }
             for await event in events {
-                if case .daemonGone = event { throw BLEError.bluetoothGone }
+                if case .daemonGone = event { throw session.unavailable }
                 if let path = session.tree.devicePath(address: address, adapter: adapterPath) { return path }
             }
             return nil

@@ -96,6 +96,12 @@ public actor Central {
         session.close()
     }
 
+    /// Whether the D-Bus connection itself closed (the bus daemon stopped, the socket reset),
+    /// rather than bluetoothd leaving the bus: the state stays ``ManagerState/resetting``, every
+    /// call fails at once with ``BLEError/Code/bluetoothUnavailable`` ("the system bus went
+    /// away"), and every scan, notification and event stream of this central has ended.
+    public nonisolated var isBusLost: Bool { session.busLost }
+
     /// Live counters of suspended tasks, open streams and bus calls (see ``BLEDiagnostics``).
     public nonisolated var diagnostics: BLEDiagnostics { session.diagnostics }
 

@@ -62,6 +62,10 @@ final class GattClient: GattValueSink, Sendable {
             run(machine.withLock { $0.cancel(id, now: .now) })
         }
         session.diagnostics.operationDidResume()
+        if case .failure(let error) = result, error.code == .notConnected, session.busLost {
+            // No link because no bus: say which, as every other call then does.
+            throw session.unavailable
+        }
         return try result.get()
     }
 

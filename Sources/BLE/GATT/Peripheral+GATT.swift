@@ -252,11 +252,22 @@ extension Peripheral {
     }
 
     /// Services changed: the notify sessions of vanished characteristics end; callers still
-    /// waiting for their StartNotify learn why.
-    func abandonNotifySession(_ path: ObjectPath) {
+    /// waiting for their StartNotify learn why (`error`).
+    func abandonNotifySession(_ path: ObjectPath, error: BLEError = .servicesChangedUnder) {
         followedCharacteristics.removeValue(forKey: path)?.cancel()
         guard var notifySession = gatt.sessions.removeValue(forKey: path) else { return }
         let waiters = notifySession.abandon()
-        for waiter in waiters { waiter.resume(returning: .failure(.servicesChangedUnder)) }
+        for waiter in waiters { waiter.resume(returning: .failure(error)) }
+    }
+
+    /// The bus went for good: every notification iteration of this peripheral ends (after the
+    /// values it holds), and callers still waiting for a StartNotify fail.
+    func endNotifications() {
+        let paths = Set(gatt.characteristics.keys).union(gatt.sessions.keys).union(gatt.acquired.keys)
+        for path in paths {
+            for subscriber in client.removeSubscribers(of: path) { subscriber.buffer.finish() }
+            gatt.acquired.removeValue(forKey: path)?.finish()
+            abandonNotifySession(path, error: session.unavailable)
+        }
     }
 }

@@ -50,7 +50,7 @@ final class PairingAgent: Sendable {
     /// Exports the agent (once) and registers it with the running bluetoothd unless it already
     /// is; the call waits at most `timeout` (the session's call timeout when nil).
     func register(timeout: Duration? = nil) async throws(BLEError) {
-        guard let owner = session.owner else { throw BLEError.bluetoothGone }
+        guard let owner = session.owner else { throw session.unavailable }
         if state.withLock({ $0.registeredWith == owner }) { return }
         let export = state.withLock { state -> Bool in
             defer { state.exported = true }

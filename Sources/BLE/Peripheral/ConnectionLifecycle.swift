@@ -409,9 +409,9 @@ struct ConnectionLifecycle<Waiter> {
         return [.stopReconnecting]
     }
 
-    /// bluetoothd went away: an attempt fails, the link is down.
-    mutating func daemonGone() -> [Action] {
-        fail(.bluetoothGone, followUp: .none) + linkDown(.bluetoothUnavailable, announce: true)
+    /// bluetoothd went away (or the bus did, said by `error`): an attempt fails, the link is down.
+    mutating func daemonGone(_ error: BLEError = .bluetoothGone) -> [Action] {
+        fail(error, followUp: .none) + linkDown(.bluetoothUnavailable, announce: true)
     }
 
     /// The device is linked by someone else and this peripheral takes the link up.

@@ -116,7 +116,9 @@ public actor Peripheral {
         switch event {
         case .daemonGone:
             lastDisconnectReason = nil
-            runLink(lifecycle.daemonGone())
+            runLink(lifecycle.daemonGone(session.unavailable))
+            // Nothing can re-arm a subscription over a bus that is gone.
+            if session.busLost { endNotifications() }
         case .signal(let message):
             guard message.member == BlueZSignal.disconnected, case .string(let name)? = message.body.first else {
                 return

@@ -12,7 +12,7 @@ extension PeripheralManager {
     ///   ``BLEError/Code/notPermitted`` when every advertising instance is taken.
     public func startAdvertising(_ data: Advertisement) async throws(BLEError) {
         try AdvertisementCheck.validate(data)
-        guard session.daemonStatus.present else { throw BLEError.bluetoothGone }
+        guard session.daemonStatus.present else { throw session.unavailable }
         let manager = try session.read { tree throws(BLEError) -> LEAdvertisingManagerProperties? in
             do throws(DBusError) { return try tree.advertisingManager(at: adapterPath) } catch { throw BLEError(error) }
         }

@@ -112,13 +112,13 @@ extension Central {
         loop: for await event in events {
             switch event {
             case .daemonGone:
-                buffer.yield(.failure(.bluetoothGone))
+                buffer.yield(.failure(session.unavailable))
                 break loop
             case .tree(_, let changes, _):
                 let tree = session.tree
                 if !session.daemonStatus.present {
                     // The tree is reset (this event) before the session says bluetoothd left.
-                    buffer.yield(.failure(.bluetoothGone))
+                    buffer.yield(.failure(session.unavailable))
                     break loop
                 }
                 // Only a change of the adapter itself can power it off: the adapter's

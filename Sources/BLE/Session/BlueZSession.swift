@@ -29,6 +29,8 @@ final class BlueZSession: Sendable {
         /// client), by device path.
         var valueSinks: [Substring: WeakValueSink] = [:]
         var closed = false
+        /// The bus connection itself closed under the session (not by ``close()``).
+        var busLost = false
     }
 
     let connection: Connection
@@ -91,6 +93,7 @@ final class BlueZSession: Sendable {
                         sender: .bus, interface: .bus, member: try MemberName("NameOwnerChanged"),
                         arguments: [0: BlueZService.busName.rawValue])
                 ],
+                ended: { [weak self] in self?.subscriptionEnded() },
                 preview: { [weak self] signal in
                     guard let self else { return false }
                     return takeValueChange(signal) || takeInterfacesAdded(signal) || takePropertiesChanged(signal)
@@ -170,6 +173,42 @@ final class BlueZSession: Sendable {
     }
 
     // MARK: Following bluetoothd
+
+    /// The subscription to BlueZ's signals ended. Unless the session closed it, the bus
+    /// connection went (the bus daemon stopped, the socket reset): to everyone who follows the
+    /// session that is bluetoothd leaving, for good. Pending calls have failed already (the
+    /// DBus layer fails them when the connection closes); later ones fail at once with
+    /// ``unavailable``, and every listener's stream ends after the news.
+    ///
+    /// The mirror stays as last known, unlike when bluetoothd leaves: nothing can change it
+    /// now, and emptying it would make every handed-out characteristic report a services
+    /// change that did not happen instead of the bus that went.
+    private func subscriptionEnded() {
+        let lost = state.withLock { state -> Bool in
+            guard !state.closed, !state.busLost else { return false }
+            state.busLost = true
+            state.owner = nil
+            state.subscription = nil
+            return true
+        }
+        guard lost else { return }
+        logger.log(.info, "the system bus went away")
+        broadcast(.daemonGone)
+        let listeners = state.withLock { state in
+            defer { state.listeners.removeAll() }
+            return Array(state.listeners.values)
+        }
+        for listener in listeners { listener.buffer.finish() }
+    }
+
+    /// The error of a call made while bluetoothd is away: it left the bus (and may come
+    /// back), or the bus itself went.
+    var unavailable: BLEError { state.withLock { $0.busLost } ? Self.busGone : .bluetoothGone }
+
+    /// Whether the bus connection closed under the session.
+    var busLost: Bool { state.withLock { $0.busLost } }
+
+    private static let busGone = BLEError(.bluetoothUnavailable, message: "the system bus went away")
 
     /// One signal, on the I/O thread: it must not block.
     private func consume(_ message: DBusMessage) {
@@ -480,10 +519,11 @@ final class BlueZSession: Sendable {
             self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
         }
         let closed = state.withLock { state -> Bool in
-            if !state.closed { state.listeners[id] = Listener(prefix: prefix, exact: exact, buffer: buffer) }
-            return state.closed
+            let ended = state.closed || state.busLost
+            if !ended { state.listeners[id] = Listener(prefix: prefix, exact: exact, buffer: buffer) }
+            return ended
         }
-        // A closed session has no listeners left to end: this one ends now.
+        // A closed session (or one whose bus went) has no listeners left to end: this one ends now.
         if closed { buffer.finish() }
         return SessionEvents(consumer: EventConsumer(buffer))
     }
@@ -513,7 +553,7 @@ final class BlueZSession: Sendable {
         _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ arguments: [DBusValue] = [],
         timeout: Duration? = nil
     ) async throws(BLEError) -> DBusMessage {
-        guard daemonStatus.present else { throw BLEError.bluetoothGone }
+        guard daemonStatus.present else { throw unavailable }
         logger.log(.trace, "\(path) \(interface.rawValue).\(member.rawValue) \(describe(arguments))")
         do {
             let reply = try await connection.call(
@@ -533,7 +573,7 @@ final class BlueZSession: Sendable {
         _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ arguments: [DBusValue],
         timeout: Duration, completion: @escaping @Sendable (Result<DBusMessage, BLEError>) -> Void
     ) {
-        guard daemonStatus.present else { return completion(.failure(BLEError.bluetoothGone)) }
+        guard daemonStatus.present else { return completion(.failure(unavailable)) }
         let logger = self.logger
         logger.log(.trace, "\(path) \(interface.rawValue).\(member.rawValue) \(describe(arguments))")
         let message = DBusMessage(

@@ -34,6 +34,12 @@ struct CentralSession {
     /// Closes the central; links it opened are closed by ``disconnect(_:)`` first.
     func close() async { await central.close() }
 
+    /// The error to end with once the bus itself went away (a command then stops at once with
+    /// one line and ``ExitCode/bluetoothUnavailable``, whatever it was doing), else nil.
+    var busLoss: BLEError? {
+        central.isBusLost ? BLEError(.bluetoothUnavailable, message: "the system bus went away") : nil
+    }
+
     /// Finds the device `text` names: an address (`AA:BB:CC:DD:EE:FF`, or `hci1/AA:…`) or an
     /// advertised name (exact, case-insensitive), scanning for up to the timeout for a name.
     func resolve(_ text: String) async throws -> PeripheralID {

@@ -29,16 +29,18 @@ enum DeviceArgument {
                     try await peripheral.discoverServices()
                 }
                 status = try await body(peripheral, services)
+                // A stream that ended because the bus went is no success.
+                if let loss = session.busLoss { throw loss }
             } catch {
                 await session.disconnect(peripheral)
-                throw error
+                throw session.busLoss ?? error
             }
             await session.disconnect(peripheral)
             await session.close()
             return status
         } catch {
             await session.close()
-            throw error
+            throw session.busLoss ?? error
         }
     }
 

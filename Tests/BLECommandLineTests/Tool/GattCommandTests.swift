@@ -138,6 +138,20 @@ import Testing
         }
     }
 
+    @Test func theBusGoingAwayEndsNotifyWithOneLineAndExitThree() async throws {
+        try await CLIFixture.run { fixture in
+            let process = try ToolProcess(["notify"] + fixture.busArguments + [Self.monitor, "2A37"])
+            try await process.waitUntil("a value") { output, _ in !output.isEmpty }
+            fixture.bus.stop()
+            let outcome = try await process.finish()
+            #expect(outcome.status == ExitCode.bluetoothUnavailable, "\(outcome.errors)")
+            let errorLines = outcome.errors.split(separator: "\n").filter { $0.contains("error:") }
+            #expect(
+                errorLines == ["ble notify: error: the system bus went away (bluetoothUnavailable)"],
+                "\(outcome.errors)")
+        }
+    }
+
     @Test func aDroppedLinkEndsNotifyWithExitSix() async throws {
         try await CLIFixture.run { fixture in
             let process = try ToolProcess(["notify"] + fixture.busArguments + [Self.monitor, "2A37"])

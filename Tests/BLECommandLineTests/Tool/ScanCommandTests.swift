@@ -129,4 +129,15 @@ import Testing
             #expect(outcome.errors.isEmpty)
         }
     }
+
+    @Test func theBusGoingAwayEndsAScanWithOneLineAndExitThree() async throws {
+        try await CLIFixture.run { fixture in
+            let process = try ToolProcess(["scan"] + fixture.busArguments)
+            try await process.waitUntil("a device listed") { output, _ in output.contains(CLIFixture.monitor) }
+            fixture.bus.stop()
+            let outcome = try await process.finish()
+            #expect(outcome.status == ExitCode.bluetoothUnavailable, "\(outcome.errors)")
+            #expect(outcome.errors == "ble scan: error: the system bus went away (bluetoothUnavailable)\n")
+        }
+    }
 }

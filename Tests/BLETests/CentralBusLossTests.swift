@@ -1,0 +1,84 @@
+import BLESimulator
+import DBusTestSupport
+import Foundation
+import Testing
+
+@testable import BLE
+
+/// The bus itself going away (the private dbus-daemon killed) under a central that scans,
+/// streams notifications and waits for a read: everything ends or fails with a typed error at
+/// once, nothing waits for its deadline, and the central stays usable (it answers, and fails).
+@Suite("The bus going away under a central and a peripheral manager", .timeLimit(.minutes(1)))
+struct CentralBusLossTests {
+    static let sensor = TestPeripherals.sensorAddress
+
+    @Test("a scan, a notification stream and a pending read end; later calls fail at once")
+    func everythingEnds() async throws {
+        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+            let recorder = LogRecorder()
+            let (central, peripheral) = try await fixture.connected(Self.sensor, options: tracing(recorder))
+            let notifying = try await peripheral.characteristic(BluetoothUUID("2A37"), in: BluetoothUUID("180D"))
+            let control = try await peripheral.characteristic(BluetoothUUID("2A39"), in: BluetoothUUID("180D"))
+            var scan = central.scan().makeAsyncIterator()
+            #expect(try await scan.next() != nil)
+            let values = try await notifying.subscribe()
+            let events = peripheral.events
+            // A read that bluetoothd holds back far past the test's own time limit.
+            fixture.simulator.inject(SimulatedFault(.read, address: Self.sensor, action: .noReply))
+            let read = Task { try await control.read(timeout: .seconds(600)) }
+            try await recorder.waitFor("GattCharacteristic1.ReadValue")
+            #expect(!central.isBusLost)
+
+            fixture.bus.stop()
+
+            let readError = await bleError { try await read.value }
+            #expect(readError?.code == .bluetoothUnavailable)
+            let scanError = await failure(of: &scan)
+            #expect(scanError?.code == .bluetoothUnavailable)
+            #expect(scanError?.message == "the system bus went away")
+            var received = 0
+            for await _ in values { received += 1 }  // ends: nothing can re-arm it
+            var sawDisconnect = false
+            for await event in events {
+                if case .disconnected(.bluetoothUnavailable) = event {
+                    sawDisconnect = true
+                    break
+                }
+            }
+            #expect(sawDisconnect)
+            #expect(central.isBusLost)
+            #expect(await central.state == .resetting)
+
+            // Later calls fail at once, not at their deadline: 600 s would outlast the time limit.
+            let later = await bleError { try await control.read(timeout: .seconds(600)) }
+            #expect(later?.code == .bluetoothUnavailable)
+            var lateScan = central.scan().makeAsyncIterator()
+            #expect(await failure(of: &lateScan)?.code == .bluetoothUnavailable)
+            let connect = await bleError { try await central.connect(PeripheralID(address: Self.sensor)) }
+            #expect(connect?.code == .bluetoothUnavailable)
+            await central.close()
+        }
+    }
+
+    @Test("a publishing PeripheralManager learns it: resetting, its subscriptions end, calls fail at once")
+    func peripheralManager() async throws {
+        try await SimulatorFixture.withManager { fixture, manager in
+            try await manager.add(TestServices.heartRate)
+            try await manager.startAdvertising(Advertisement(localName: "swift-ble"))
+            let events = manager.events
+            try await fixture.simulator.remoteSubscribe(to: "2A37")
+            _ = try await nextEvent(events) { if case .subscribed = $0 { true } else { false } }
+
+            fixture.bus.stop()
+
+            let unsubscribed = try await nextEvent(events) { if case .unsubscribed = $0 { true } else { false } }
+            #expect(unsubscribed != nil, "the subscription died with the bus")
+            try await eventually("the manager is resetting") { await manager.state == .resetting }
+            let advertise = await bleError { try await manager.startAdvertising(Advertisement(localName: "x")) }
+            #expect(advertise?.code == .bluetoothUnavailable)
+            #expect(advertise?.message == "the system bus went away")
+            let add = await bleError { try await manager.add(TestServices.battery) }
+            #expect(add?.code == .bluetoothUnavailable)
+        }
+    }
+}
