@@ -56,6 +56,19 @@ struct CentralBusLossTests {
             #expect(await failure(of: &lateScan)?.code == .bluetoothUnavailable)
             let connect = await bleError { try await central.connect(PeripheralID(address: Self.sensor)) }
             #expect(connect?.code == .bluetoothUnavailable)
+            // An app that retries in a loop keeps getting the error: every call still hops to
+            // the actors of a connection that is gone, and none may pile up on the stack.
+            var codes: Set<BLEError.Code> = []
+            for _ in 0..<20_000 {
+                do throws(BLEError) {
+                    _ = try await control.read()
+                    codes.insert(.protocolError)  // a read that succeeded: it cannot
+                } catch {
+                    codes.insert(error.code)
+                }
+                _ = await central.state
+            }
+            #expect(codes == [.bluetoothUnavailable])
             await central.close()
         }
     }
