@@ -36,6 +36,7 @@ struct CentralBusLossTests {
             let scanError = await failure(of: &scan)
             #expect(scanError?.code == .bluetoothUnavailable)
             #expect(scanError?.message == "the system bus went away")
+            #expect(scanError?.isTransient == false, "nothing connects this central to the bus again")
             var received = 0
             for await _ in values { received += 1 }  // ends: nothing can re-arm it
             var sawDisconnect = false

@@ -208,7 +208,9 @@ final class BlueZSession: Sendable {
     /// Whether the bus connection closed under the session.
     var busLost: Bool { state.withLock { $0.busLost } }
 
-    private static let busGone = BLEError(.bluetoothUnavailable, message: "the system bus went away")
+    /// Not transient: the session does not connect to the bus again; a new central does.
+    private static let busGone = BLEError(
+        .bluetoothUnavailable, message: "the system bus went away", isTransient: false)
 
     /// One signal, on the I/O thread: it must not block.
     private func consume(_ message: DBusMessage) {
