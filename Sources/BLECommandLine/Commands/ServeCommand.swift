@@ -1,4 +1,5 @@
 import BLE
+import BLESimulator
 import Foundation
 
 /// `ble serve <spec.json>`: runs a peripheral (GATT server and advertisement) from a JSON spec.
@@ -30,8 +31,11 @@ enum ServeCommand {
 
     /// Reads and checks the spec file; a bad spec is a usage error naming the key.
     static func load(_ path: String) throws -> PeripheralSpec {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageError("cannot read \(path)")
+        let data: Data
+        do {
+            data = try FileContents.read(path)
+        } catch {
+            throw UsageError(error.description)
         }
         do {
             return try PeripheralSpec(json: data)

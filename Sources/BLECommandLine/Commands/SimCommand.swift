@@ -39,8 +39,10 @@ public enum SimCommand {
             }
         } catch let error as UsageError {
             throw error
+        } catch let error as FileReadError {
+            throw UsageError(error.description)
         } catch {
-            throw UsageError("cannot read \(scenarioPath): \(error)")
+            throw UsageError("\(scenarioPath): \(error)")
         }
         let privateBus: TestBus?
         do {

@@ -71,8 +71,17 @@ public struct Scenario: Sendable, Hashable, Codable {
     }
 
     /// Reads a scenario file.
+    ///
+    /// - Throws: ``FileReadError`` when the file cannot be read, ``ScenarioError`` when it is
+    ///   not a scenario; both say why in words.
     public static func load(from url: URL) throws -> Scenario {
-        try JSONDecoder().decode(Scenario.self, from: Data(contentsOf: url))
+        let data = try FileContents.read(url.path)
+        if data.isEmpty { throw ScenarioError.invalid("the file is empty") }
+        do {
+            return try JSONDecoder().decode(Scenario.self, from: data)
+        } catch let error as DecodingError {
+            throw ScenarioError.invalid(error.plainDescription)
+        }
     }
 
     /// The profile named by ``profile``; throws for an unknown name.
@@ -106,12 +115,15 @@ public enum ScenarioError: Error, Sendable, CustomStringConvertible {
     case unknownProfile(String)
     /// An object has a key the schema does not know (a typo, most likely); `path` is where.
     case unknownKey(String, path: String)
+    /// The file is not a scenario: not JSON, or a value of the wrong kind (said in words).
+    case invalid(String)
 
     /// What is wrong, in one line.
     public var description: String {
         switch self {
         case .unknownProfile(let name): "unknown BlueZ profile \"\(name)\" (use 5.66 or 5.87)"
         case .unknownKey(let key, let path): "unknown key \"\(key)\" in \(path) (see Scenarios/README.md)"
+        case .invalid(let reason): reason
         }
     }
 }
