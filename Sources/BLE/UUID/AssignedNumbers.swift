@@ -16,7 +16,8 @@ enum AssignedNumbers {
         0x1821: "Indoor Positioning", 0x1822: "Pulse Oximeter", 0x1823: "HTTP Proxy",
         0x1824: "Transport Discovery", 0x1825: "Object Transfer", 0x1826: "Fitness Machine",
         0x1827: "Mesh Provisioning", 0x1828: "Mesh Proxy", 0x183A: "Insulin Delivery",
-        0xFE59: "Nordic DFU", 0xFEAA: "Eddystone",
+        0xFE59: "Nordic DFU", 0xFEAA: "Eddystone", 0xFE95: "Xiaomi", 0xFE2C: "Google Fast Pair",
+        0xFD6F: "Exposure Notification", 0xFEED: "Tile",
         // Characteristics
         0x2A00: "Device Name", 0x2A01: "Appearance", 0x2A04: "Peripheral Preferred Connection Parameters",
         0x2A05: "Service Changed", 0x2A06: "Alert Level", 0x2A07: "Tx Power Level", 0x2A08: "Date Time",

@@ -50,8 +50,12 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, Codable, CustomStri
     /// The 16-bit value when this UUID is on the Bluetooth base UUID.
     public var shortValue: UInt16? { BlueZUUID.shortForm(uuidString) }
 
-    /// The SIG name, e.g. "Heart Rate Measurement", when known.
-    public var name: String? { shortValue.flatMap { AssignedNumbers.names[$0] } }
+    /// The name, when known: the SIG's for assigned numbers ("Heart Rate Measurement"), else a
+    /// well-known vendor's for its 128-bit UUIDs ("Nordic UART Service").
+    public var name: String? {
+        if let shortValue { return AssignedNumbers.names[shortValue] }
+        return VendorUUIDs.names[uuidString]
+    }
 
     /// The shortest form: `180D` for SIG UUIDs, the 128-bit form otherwise.
     public var description: String {

@@ -33,6 +33,28 @@ import Testing
         }
     }
 
+    @Test func exploreNamesWellKnownVendorUUIDs() async throws {
+        let uart = VirtualPeripheral(
+            address: "D4:00:00:00:00:01", name: "UART",
+            services: [
+                VirtualService(
+                    uuid: "6E400001-B5A3-F393-E0A9-E50E24DCCA9E",
+                    characteristics: [
+                        VirtualCharacteristic(uuid: "6E400002-B5A3-F393-E0A9-E50E24DCCA9E", flags: ["write"]),
+                        VirtualCharacteristic(uuid: "6E400003-B5A3-F393-E0A9-E50E24DCCA9E", flags: ["notify"]),
+                    ])
+            ])
+        try await CLIFixture.run(peripherals: [uart]) { fixture in
+            let outcome = try await fixture.ble("explore", "D4:00:00:00:00:01", "--no-values")
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            #expect(
+                outcome.output.contains("Nordic UART Service (6e400001-b5a3-f393-e0a9-e50e24dcca9e)"),
+                "\(outcome.output)")
+            #expect(outcome.output.contains("Nordic UART RX (6e400002-b5a3-f393-e0a9-e50e24dcca9e) [write]"))
+            #expect(outcome.output.contains("Nordic UART TX (6e400003-b5a3-f393-e0a9-e50e24dcca9e) [notify]"))
+        }
+    }
+
     @Test func progressOnATerminal() async throws {
         try await CLIFixture.run { fixture in
             let process = try ToolProcess(
