@@ -16,8 +16,11 @@ extension Daemon {
         let task = Task { [weak self] in
             try? await Task.sleep(for: delay)
             guard let self else { return }
-            defer { self.delayedActions.subtract(1, ordering: .releasing) }
             self.core.state.withLock { state in
+                // Counted out under the lock, before the action sends anything: whoever got
+                // its reply sees the count without it, and whoever sees the count without it
+                // sees its effects once it takes the lock.
+                self.delayedActions.subtract(1, ordering: .releasing)
                 guard self.isCurrent(state) else { return }
                 action(self, &state)
             }
