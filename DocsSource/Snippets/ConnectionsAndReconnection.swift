@@ -23,6 +23,7 @@ enum ConnectionsAndReconnection {
                 case .reconnectFailed(let code): print("gave up: \(code)")
                 case .servicesChanged: print("the GATT database changed; look the characteristics up again")
                 case .pairingChanged(let isPaired): print(isPaired ? "bonded" : "bond removed")
+                case .mtuChanged(let mtu): print("the link's MTU is \(mtu)")
                 }
                 seen.append(event)
                 if seen.count == stop { break }

@@ -78,4 +78,41 @@ struct LinkMTUTests {
             await central.close()
         }
     }
+
+    @Test("mtu follows each link; mtuChanged tells a new one, after the link and once")
+    func mtuAndItsEvent() async throws {
+        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor(mtu: 185)]) { fixture in
+            let central = try await fixture.poweredCentral()
+            let id = try PeripheralID(address: Self.sensor)
+            let peripheral = try await central.connect(id, timeout: .seconds(10))
+            #expect(await peripheral.mtu == 185)
+            #expect(await peripheral.maximumWriteLength(for: .withoutResponse) == 182)
+            let events = peripheral.events
+            try await peripheral.disconnect()
+            #expect(await peripheral.mtu == 23, "no link, the minimum")
+
+            // The next link negotiates less; the SDK reads it when first needed (BlueZ says nothing).
+            try fixture.simulator.updatePeripheral(address: Self.sensor) { $0.mtu = 100 }
+            _ = try await central.connect(id, timeout: .seconds(10))
+            #expect(await peripheral.mtu == 100)
+            #expect(await peripheral.maximumWriteLength(for: .withoutResponse) == 97)
+            try await peripheral.disconnect()
+            // The same MTU again: no event.
+            _ = try await central.connect(id, timeout: .seconds(10))
+            #expect(await peripheral.mtu == 100)
+            try await peripheral.disconnect()
+
+            var seen: [ConnectionEvent] = []
+            for await event in events {
+                seen.append(event)
+                if seen.filter({ if case .disconnected = $0 { true } else { false } }).count == 3 { break }
+            }
+            #expect(
+                seen == [
+                    .disconnected(.local), .connected, .mtuChanged(100), .disconnected(.local), .connected,
+                    .disconnected(.local),
+                ])
+            await central.close()
+        }
+    }
 }

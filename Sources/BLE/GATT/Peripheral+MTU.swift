@@ -14,10 +14,33 @@ extension Peripheral {
         }
     }
 
+    /// The ATT MTU of the current link, as BlueZ reports it (read once per link); the minimum,
+    /// 23, while no link is up or when BlueZ does not report one (before 5.62).
+    public var mtu: Int {
+        get async {
+            guard connectionState == .connected else { return Self.minimumMTU }
+            await readLinkMTUIfNeeded()
+            return deviceWriteWithoutResponseLimit(in: session.tree) + 3
+        }
+    }
+
+    /// The ATT minimum, which every link has.
+    static let minimumMTU = 23
+
     /// Reads the link's MTU into the mirror unless it holds it already (see ``LinkMTU``).
     nonisolated(nonsending) func readLinkMTUIfNeeded() async {
         guard let link = linkMTU.readNeeded() else { return }
         if await session.refreshMTU(of: devicePath) { linkMTU.confirm(link: link) }
+        await announceMTUIfChanged()
+    }
+
+    /// Announces the link's MTU when it is not the one announced last (read from the mirror
+    /// after a refresh; called while the link is up).
+    func announceMTUIfChanged() {
+        let mtu = deviceWriteWithoutResponseLimit(in: session.tree) + 3
+        guard mtu != announcedMTU else { return }
+        announcedMTU = mtu
+        eventBroadcast.yield(.mtuChanged(mtu))
     }
 
     /// BlueZ drops MTU silently at a disconnection and restores it silently, so a tree read

@@ -53,6 +53,11 @@ public enum ConnectionEvent: Sendable, Hashable {
     /// removed (``Central/forget(_:)``). Sent while the peripheral is followed (from its first
     /// connection on).
     case pairingChanged(isPaired: Bool)
+    /// The link's ATT MTU is not the one announced before (the first link's differs from the
+    /// minimum, 23, or a later link negotiated another): ``Peripheral/mtu`` and
+    /// ``Peripheral/maximumWriteLength(for:)`` follow it. BlueZ reports no change of its own
+    /// (it drops and restores `MTU` silently, quirk Q10): the SDK reads it once per link.
+    case mtuChanged(Int)
 }
 
 /// Where a peripheral's connection stands.

@@ -197,6 +197,8 @@ extension Peripheral {
             linkDownHook(reason)
         case .announce(let event):
             eventBroadcast.yield(event)
+            // The resolution read this link's MTU: announced after the link, if it is new.
+            if event == .connected { announceMTUIfChanged() }
         case .scheduleReconnect(let attempt):
             let delay = lifecycle.policy.delay(attempt: attempt)
             eventBroadcast.yield(.reconnecting(attempt: attempt, after: delay))

@@ -44,6 +44,9 @@ public actor Peripheral {
     var pairAttempt: SharedAttempt<Void>?
     /// `Device1.Paired` as last seen, to tell its changes (``ConnectionEvent/pairingChanged(isPaired:)``).
     var lastKnownPaired = false
+    /// The ATT MTU last announced (``ConnectionEvent/mtuChanged(_:)``); the minimum until a link
+    /// reports another.
+    var announcedMTU = Peripheral.minimumMTU
     nonisolated let notificationBufferSize: Int
     nonisolated let operationTimeout: Duration
 
