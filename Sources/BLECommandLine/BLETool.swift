@@ -18,6 +18,8 @@ public enum BLETool {
 
     static let commands: [Command] = [
         Command(spec: ScanCommand.spec, run: ScanCommand.run),
+        Command(spec: DevicesCommand.spec, run: DevicesCommand.run),
+        Command(spec: PowerCommand.spec, run: PowerCommand.run),
         Command(spec: ExploreCommand.spec, run: ExploreCommand.run),
         Command(spec: ReadCommand.spec, run: ReadCommand.run),
         Command(spec: WriteCommand.spec, run: WriteCommand.run),

@@ -7,12 +7,15 @@ struct CentralSession {
     let central: Central
     let options: CommonOptions
 
-    /// Opens the central on `options.bus` and checks the adapter is usable.
-    static func open(_ options: CommonOptions) async throws(BLEError) -> CentralSession {
+    /// Opens the central on `options.bus` and checks the adapter is usable: powered on, or
+    /// merely present when `poweredOffIsFine` (for the commands that list or switch it).
+    static func open(_ options: CommonOptions, poweredOffIsFine: Bool = false) async throws(BLEError) -> CentralSession
+    {
         let central = try await Central(bus: options.bus, adapter: options.adapter)
         let session = CentralSession(central: central, options: options)
         do {
-            try await session.checkReady()
+            let state = await central.state
+            if !poweredOffIsFine || state != .poweredOff { try await session.checkReady() }
         } catch {
             await central.close()
             throw error

@@ -1,0 +1,54 @@
+import BLE
+import Foundation
+import Testing
+
+@testable import BLECommandLine
+
+/// `ble power` and `ble devices` against the simulator: what bluetoothd holds, without scanning.
+@Suite(.serialized) struct AdapterCommandTests {
+    @Test func powerShowsAndSwitches() async throws {
+        try await CLIFixture.run { fixture in
+            #expect(try await fixture.ble("power").output == "hci0: on\n")
+            let off = try await fixture.ble("power", "off")
+            #expect(off.status == 0, "\(off.errors)")
+            #expect(off.output == "hci0: off\n")
+            // A fresh central sees it off, and the tool works on an adapter that is off.
+            let central = try await Central(bus: .address(fixture.bus.address))
+            #expect(await central.state == .poweredOff)
+            await central.close()
+            #expect(try await fixture.ble("power").output == "hci0: off\n")
+            #expect(try await fixture.ble("power", "on").output == "hci0: on\n")
+        }
+    }
+
+    @Test func powerRefusesAnythingButOnOrOff() async throws {
+        try await CLIFixture.run { fixture in
+            let outcome = try await fixture.ble("power", "sideways")
+            #expect(outcome.status == ExitCode.usage)
+            #expect(outcome.errors.hasPrefix("ble power: error: power takes on or off, not \"sideways\"\n"))
+        }
+    }
+
+    @Test func devicesListsWhatBluetoothdKnows() async throws {
+        try await CLIFixture.run { fixture in
+            #expect(try await fixture.ble("devices").output.isEmpty, "nothing is known before a scan")
+            _ = try await fixture.ble("scan", "--duration", "1", "--count", "2")
+            let plain = try await fixture.ble("devices")
+            #expect(plain.status == 0, "\(plain.errors)")
+            #expect(plain.output == "\(CLIFixture.monitor)  Test HRM\n\(CLIFixture.thermometer)  Thermo\n")
+            // Connected devices say so.
+            let central = try await Central(bus: .address(fixture.bus.address))
+            let peripheral = try await central.connect(try PeripheralID(address: CLIFixture.monitor))
+            let json = try await fixture.ble("devices", "--json")
+            let first = try #require(json.output.split(separator: "\n").first)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+            #expect(object["address"] as? String == CLIFixture.monitor)
+            #expect(object["name"] as? String == "Test HRM")
+            #expect(object["connected"] as? Bool == true)
+            #expect(object["paired"] as? Bool == false)
+            #expect(object["adapter"] as? String == "hci0")
+            try await peripheral.disconnect()
+            await central.close()
+        }
+    }
+}
