@@ -14,13 +14,15 @@ import Glibc
 /// many descriptors are open; and its children inherit the signal mask of the spawning
 /// thread, which in a Swift concurrency thread blocks SIGTERM.
 public final class TestBus: Sendable {
-    /// The address to connect to, e.g. `unix:path=/tmp/swift-ble-bus-…/socket,guid=…`.
-    public let address: String
-    /// The daemon's process id.
-    public let processID: Int32
-    /// Whether the daemon still has to be stopped.
-    private let running = PosixMutex(true)
+    /// The address to connect to, e.g. `unix:path=/tmp/swift-ble-bus-…/socket,guid=…` (after
+    /// ``restart()``, the new daemon's: the same socket, another GUID).
+    public var address: String { daemon.withLock { $0.address } }
+    /// The daemon's process id (the latest one's, after ``restart()``).
+    public var processID: Int32 { daemon.withLock { $0.processID } }
+    /// The daemon now, and whether the bus is still to be stopped.
+    private let daemon: PosixMutex<(processID: Int32, address: String, up: Bool, running: Bool)>
     private let directory: URL
+    private let arguments: [String]
 
     /// Starts a daemon with `limits` and `policy`; throws if `dbus-daemon` is missing or does
     /// not come up.
@@ -33,13 +35,9 @@ public final class TestBus: Sendable {
             try limits.configuration(socket: directory.appendingPathComponent("socket").path, policy: policy)
                 .write(to: config, atomically: true, encoding: .utf8)
             let arguments = ["--config-file=\(config.path)", "--nofork", "--print-address=1", "--nopidfile"]
-            let (processID, line) = try Self.spawn(try Self.daemonPath(), arguments)
-            guard let line, line.hasPrefix("unix:") else {
-                Self.kill(processID)
-                throw TestBusError.daemonDidNotStart
-            }
-            self.address = line
-            self.processID = processID
+            let (processID, line) = try Self.start(arguments)
+            self.daemon = PosixMutex((processID, line, true, true))
+            self.arguments = arguments
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
@@ -47,16 +45,51 @@ public final class TestBus: Sendable {
         self.directory = directory
     }
 
+    private static func start(_ arguments: [String]) throws -> (Int32, String) {
+        let (processID, line) = try spawn(try daemonPath(), arguments)
+        guard let line, line.hasPrefix("unix:") else {
+            kill(processID)
+            throw TestBusError.daemonDidNotStart
+        }
+        return (processID, line)
+    }
+
+    /// Kills the daemon but keeps its files, so that ``restart()`` brings the bus back at the
+    /// same socket: every client sees the bus go away, as when the system's dbus-daemon dies.
+    public func crash() {
+        let processID = daemon.withLock { daemon -> Int32? in
+            guard daemon.up else { return nil }
+            daemon.up = false
+            return daemon.processID
+        }
+        if let processID { Self.kill(processID) }
+    }
+
+    /// Starts a new daemon on the same socket after ``crash()`` (a new GUID: the address's
+    /// `guid=` no longer matches, as for a restarted system bus).
+    public func restart() throws {
+        guard daemon.withLock({ $0.running && !$0.up }) else { return }
+        let (processID, address) = try Self.start(arguments)
+        daemon.withLock { daemon in
+            daemon.processID = processID
+            daemon.address = address
+            daemon.up = true
+        }
+    }
+
     deinit { stop() }
 
     /// Stops the daemon (every client sees the bus go away) and removes its files. Idempotent.
     public func stop() {
-        let wasRunning = running.withLock { running in
-            defer { running = false }
-            return running
+        let (wasRunning, processID) = daemon.withLock { daemon -> (Bool, Int32?) in
+            defer {
+                daemon.running = false
+                daemon.up = false
+            }
+            return (daemon.running, daemon.up ? daemon.processID : nil)
         }
         guard wasRunning else { return }
-        Self.kill(processID)
+        if let processID { Self.kill(processID) }
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -36,7 +36,7 @@ struct CentralBusLossTests {
             let scanError = await failure(of: &scan)
             #expect(scanError?.code == .bluetoothUnavailable)
             #expect(scanError?.message == "the system bus went away")
-            #expect(scanError?.isTransient == false, "nothing connects this central to the bus again")
+            #expect(scanError?.isTransient == true, "the central connects to the bus again when it is back")
             var received = 0
             for await _ in values { received += 1 }  // ends: nothing can re-arm it
             var sawDisconnect = false
@@ -93,6 +93,59 @@ struct CentralBusLossTests {
             #expect(advertise?.message == "the system bus went away")
             let add = await bleError { try await manager.add(TestServices.battery) }
             #expect(add?.code == .bluetoothUnavailable)
+        }
+    }
+
+    @Test("the bus coming back: the central follows the new bluetoothd, scans and connects again")
+    func theBusComesBack() async throws {
+        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+            let (central, peripheral) = try await fixture.connected(Self.sensor)
+            let executor = await ObjectIdentifier(central.session.connection.executor)
+            fixture.bus.crash()
+            try await eventually("the central sees the bus go") { central.isBusLost }
+            #expect(await central.state == .resetting)
+            let away = await bleError { try await central.connect(PeripheralID(address: Self.sensor)) }
+            #expect(away?.code == .bluetoothUnavailable)
+
+            // The system bus restarts, and bluetoothd with it (on a new unique name).
+            try fixture.bus.restart()
+            let daemon = try await Simulator.start(
+                on: .address(fixture.bus.address), peripherals: [TestPeripherals.sensor()])
+            defer { daemon.stop() }
+            try await central.waitUntilPoweredOn(timeout: .seconds(20))
+            #expect(!central.isBusLost)
+            let executorNow = await ObjectIdentifier(central.session.connection.executor)
+            #expect(executorNow == executor, "the actors run where they ran")
+            #expect(try await first(central.scan()) { $0.id.address == Self.sensor } != nil)
+            let again = try await central.connect(PeripheralID(address: Self.sensor), timeout: .seconds(10))
+            #expect(again === peripheral, "the same peripheral object, linked again")
+            let value = try await again.characteristic(BluetoothUUID("2A37"), in: BluetoothUUID("180D")).read()
+            #expect(value == (try daemon.value(address: Self.sensor, characteristic: "2A37")))
+            try await again.disconnect()
+            await central.close()
+        }
+    }
+
+    @Test("the bus coming back: a PeripheralManager registers its services with the new bluetoothd")
+    func aPeripheralManagerRegistersAgain() async throws {
+        try await SimulatorFixture.withManager { fixture, manager in
+            try await manager.add(TestServices.heartRate)
+            try await manager.startAdvertising(Advertisement(localName: "swift-ble"))
+            let events = manager.events
+            fixture.bus.crash()
+            try await eventually("the manager is resetting") { await manager.state == .resetting }
+            try fixture.bus.restart()
+            let daemon = try await Simulator.start(on: .address(fixture.bus.address), peripherals: [])
+            defer { daemon.stop() }
+            let republished = try await nextEvent(events, within: .seconds(20)) {
+                if case .republished = $0 { true } else { false }
+            }
+            #expect(republished != nil)
+            #expect(daemon.registeredApplications.first?.services.count == 1)
+            #expect(daemon.advertisements.first?.localName == "swift-ble")
+            #expect(await manager.state == .poweredOn)
+            let value = try await daemon.remoteRead(characteristic: "2A38")
+            #expect(value == Data([0x01, 0x02, 0x03]))
         }
     }
 }

@@ -96,10 +96,13 @@ public actor Central {
         session.close()
     }
 
-    /// Whether the D-Bus connection itself closed (the bus daemon stopped, the socket reset),
-    /// rather than bluetoothd leaving the bus: the state stays ``ManagerState/resetting``, every
-    /// call fails at once with ``BLEError/Code/bluetoothUnavailable`` ("the system bus went
-    /// away"), and every scan, notification and event stream of this central has ended.
+    /// Whether the D-Bus connection itself is down (the bus daemon stopped, the socket reset),
+    /// rather than bluetoothd having left the bus. Meanwhile the state is
+    /// ``ManagerState/resetting`` and every call fails at once with
+    /// ``BLEError/Code/bluetoothUnavailable`` ("the system bus went away"); the scans and
+    /// notification iterations that ran have ended. The central connects to the bus again
+    /// when its address answers (after 0.1 s, then twice as long each time, up to 2 s) and
+    /// re-reads bluetoothd as after its restart; this is then false again.
     public nonisolated var isBusLost: Bool { session.busLost }
 
     /// Live counters of suspended tasks, open streams and bus calls (see ``BLEDiagnostics``).

@@ -66,11 +66,19 @@ final class BlueZSession: Sendable {
     static func open(bus: Bus, logger: BLELogger, callTimeout: Duration) async throws(BLEError) -> BlueZSession {
         let connection: Connection
         do {
-            connection = try await Connection(bus: bus.connectionBus)
+            // The connection comes back when the bus does (its I/O thread, which the actors
+            // run on, stays): the session then follows bluetoothd again (``reattach()``).
+            var options = ConnectionOptions()
+            options.reconnection = BusReconnection()
+            connection = try await Connection(bus: bus.connectionBus, options: options)
         } catch {
             throw BLEError(.bluetoothUnavailable, message: "cannot reach the bus: \(error.message)", underlying: error)
         }
         let session = BlueZSession(connection: connection, logger: logger, callTimeout: callTimeout)
+        connection.whenReopened { [weak session] _ in
+            guard let session else { return }
+            Task(executorPreference: session.connection.executor) { await session.reattach() }
+        }
         do {
             try await session.start()
         } catch {
@@ -81,6 +89,30 @@ final class BlueZSession: Sendable {
     }
 
     private func start() async throws(BLEError) {
+        try await subscribe()
+        // Subscribed first, then read: nothing can slip between the two.
+        let owner = try? await connection.nameOwner(of: BlueZService.busName)
+        if let owner { await resync(owner: owner) }
+    }
+
+    /// The bus is back (a new unique name, none of the old rules): subscribe again, then
+    /// re-read bluetoothd as after its restart (``SessionEvent/daemonBack``), or stay lost
+    /// until the next time when the bus went again meanwhile.
+    private func reattach() async {
+        guard state.withLock({ !$0.closed && $0.busLost }) else { return }
+        do {
+            try await subscribe()
+        } catch {
+            logger.log(.debug, "following bluetoothd on the bus that came back failed: \(error)")
+            return
+        }
+        state.withLock { $0.busLost = false }
+        logger.log(.info, "the system bus is back")
+        let owner = try? await connection.nameOwner(of: BlueZService.busName)
+        if let owner { await resync(owner: owner) }
+    }
+
+    private func subscribe() async throws(BLEError) {
         let subscription: SignalHandlerSubscription
         do {
             // One ordered handler for both: BlueZ's signals and changes of its owner. It runs on
@@ -103,9 +135,6 @@ final class BlueZSession: Sendable {
             throw BLEError(error)
         }
         state.withLock { $0.subscription = subscription }
-        // Subscribed first, then read: nothing can slip between the two.
-        let owner = try? await connection.nameOwner(of: BlueZService.busName)
-        if let owner { await resync(owner: owner) }
     }
 
     /// The interfaces whose objects the session mirrors (the characteristics' changes by rules
@@ -176,13 +205,14 @@ final class BlueZSession: Sendable {
 
     /// The subscription to BlueZ's signals ended. Unless the session closed it, the bus
     /// connection went (the bus daemon stopped, the socket reset): to everyone who follows the
-    /// session that is bluetoothd leaving, for good. Pending calls have failed already (the
-    /// DBus layer fails them when the connection closes); later ones fail at once with
-    /// ``unavailable``, and every listener's stream ends after the news.
+    /// session that is bluetoothd leaving. Pending calls have failed already (the DBus layer
+    /// fails them when the bus goes); later ones fail at once with ``unavailable`` until the
+    /// connection is back on the bus (``reattach()``), or for good when it closed.
     ///
     /// The mirror stays as last known, unlike when bluetoothd leaves: nothing can change it
-    /// now, and emptying it would make every handed-out characteristic report a services
-    /// change that did not happen instead of the bus that went.
+    /// meanwhile, and emptying it would make every handed-out characteristic report a services
+    /// change that did not happen instead of the bus that went. The snapshot read when the bus
+    /// is back replaces it.
     private func subscriptionEnded() {
         let lost = state.withLock { state -> Bool in
             guard !state.closed, !state.busLost else { return false }
@@ -194,6 +224,8 @@ final class BlueZSession: Sendable {
         guard lost else { return }
         logger.log(.info, "the system bus went away")
         broadcast(.daemonGone)
+        // Closed for good (no reconnection): nothing will follow, every listener ends.
+        guard connection.isClosed else { return }
         let listeners = state.withLock { state in
             defer { state.listeners.removeAll() }
             return Array(state.listeners.values)
@@ -208,9 +240,8 @@ final class BlueZSession: Sendable {
     /// Whether the bus connection closed under the session.
     var busLost: Bool { state.withLock { $0.busLost } }
 
-    /// Not transient: the session does not connect to the bus again; a new central does.
-    private static let busGone = BLEError(
-        .bluetoothUnavailable, message: "the system bus went away", isTransient: false)
+    /// Transient: the connection comes back when the bus does.
+    private static let busGone = BLEError(.bluetoothUnavailable, message: "the system bus went away")
 
     /// One signal, on the I/O thread: it must not block.
     private func consume(_ message: DBusMessage) {
@@ -520,8 +551,9 @@ final class BlueZSession: Sendable {
         diagnostics.track(buffer) { [weak self] in
             self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
         }
+        let connectionClosed = connection.isClosed
         let closed = state.withLock { state -> Bool in
-            let ended = state.closed || state.busLost
+            let ended = state.closed || (state.busLost && connectionClosed)
             if !ended { state.listeners[id] = Listener(prefix: prefix, exact: exact, buffer: buffer) }
             return ended
         }

@@ -34,8 +34,9 @@ public final class Connection: Sendable {
     let core: ConnectionCore
     /// The I/O thread as an executor; see ``ConnectionExecutor``.
     public let executor: ConnectionExecutor
-    /// The unique name the bus gave this connection, e.g. `:1.42`.
-    public let uniqueName: BusName
+    /// The unique name the bus gave this connection, e.g. `:1.42` (a new one each time it
+    /// reconnects, see ``ConnectionOptions/reconnection``).
+    public var uniqueName: BusName { core.link.withLock { $0.name } }
     /// The options the connection was opened with.
     public var options: ConnectionOptions { core.options }
     /// Continuation accounting: every suspended call is counted in and out.
@@ -54,8 +55,18 @@ public final class Connection: Sendable {
         }
         self.core = core
         self.executor = executor
-        self.uniqueName = try opened.get()
+        _ = try opened.get()
     }
+
+    /// Runs `handler` on the I/O thread, with the new unique name, each time the connection is
+    /// on the bus again after losing it (``ConnectionOptions/reconnection``). It must not block.
+    public func whenReopened(_ handler: @escaping @Sendable (BusName) -> Void) {
+        core.reopenHandlers.withLock { $0.append(handler) }
+    }
+
+    /// Whether the connection is on a bus now: false once closed, and while it is between
+    /// buses waiting to reconnect.
+    public var isConnected: Bool { !core.isClosed && !core.link.withLock { $0.detached } }
 
     deinit { close() }
 

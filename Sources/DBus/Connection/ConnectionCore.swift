@@ -36,6 +36,11 @@ final class ConnectionCore: Sendable {
     }
 
     let queue = PosixMutex(Queue())
+    /// The unique name the bus gave, and whether the connection is between buses (lost, and
+    /// coming back: ``ConnectionOptions/reconnection``). Set by the I/O thread.
+    let link = PosixMutex((name: BusName(unchecked: ":0.0"), detached: false))
+    /// What runs on the I/O thread each time the connection is back on a bus.
+    let reopenHandlers = PosixMutex<[@Sendable (BusName) -> Void]>([])
     let wakeFD: Int32
     let objects: PosixMutex<ObjectTable>
     let nextID = Atomic<UInt64>(1)

@@ -12,8 +12,33 @@ public struct ConnectionOptions: Sendable {
     /// How exported objects answer the standard interfaces.
     public var exportConventions: ExportConventions = .standard
 
+    /// Whether the connection comes back when the bus goes away (the daemon stopped, the
+    /// socket reset), and how soon; nil (the default): it closes for good, as libdbus's do.
+    public var reconnection: BusReconnection?
+
     /// The defaults.
     public init() {}
+}
+
+/// How a ``Connection`` comes back after losing its bus (``ConnectionOptions/reconnection``).
+///
+/// When the bus goes, every call under way fails with ``DBusError/Code/disconnected``, every
+/// subscription ends, and calls made meanwhile fail at once; the I/O thread (and with it the
+/// connection's executor) stays. It connects again after `initialDelay`, then after twice as
+/// long each time, up to `maximumDelay`, until the address answers; the bus gives it a new
+/// unique name, and ``Connection/whenReopened(_:)`` handlers run. Names it owned, match rules
+/// and subscriptions are not restored: the handlers make them again. Exported objects stay.
+public struct BusReconnection: Sendable, Hashable {
+    /// The first wait after the bus went.
+    public var initialDelay: Duration
+    /// The longest wait between attempts.
+    public var maximumDelay: Duration
+
+    /// Attempts after `initialDelay`, doubling up to `maximumDelay`.
+    public init(initialDelay: Duration = .milliseconds(100), maximumDelay: Duration = .seconds(2)) {
+        self.initialDelay = initialDelay
+        self.maximumDelay = max(initialDelay, maximumDelay)
+    }
 }
 
 /// How exported objects present themselves through the standard interfaces.
@@ -45,4 +70,16 @@ public struct SignalBuffering: Sendable, Hashable {
     public static let unbounded = SignalBuffering(limit: nil)
     /// 8,192 messages: about a second of the fastest notification rate the bus sustains.
     public static let `default` = SignalBuffering(limit: 8192)
+}
+
+extension Connection.Bus {
+    /// The address to open again after losing the bus: a `guid=` in it named the daemon that
+    /// went away, and libdbus refuses a server whose GUID differs (a restarted daemon's does).
+    var reopening: Connection.Bus {
+        guard case .address(let address) = self else { return self }
+        let kept = address.split(separator: ";").map { part in
+            part.split(separator: ",").filter { !$0.hasPrefix("guid=") }.joined(separator: ",")
+        }
+        return .address(kept.joined(separator: ";"))
+    }
 }

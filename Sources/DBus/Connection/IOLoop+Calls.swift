@@ -79,8 +79,9 @@ struct CallQueue {
 extension IOLoop {
     /// Accepts a call: sends it now if the window allows, else queues it.
     func startCall(_ id: UInt64, _ message: DBusMessage, deadline: UInt64, completion: CallCompletion) {
-        if closed {
-            completion.finish(.failure(DBusError(.disconnected, message: "the connection is closed")))
+        if closed || detached {
+            let state = closed ? "closed" : "off the bus (the bus went away; it reconnects)"
+            completion.finish(.failure(DBusError(.disconnected, message: "the connection is \(state)")))
             return
         }
         if case .slot(let slot) = completion, slot.isFinished { return }

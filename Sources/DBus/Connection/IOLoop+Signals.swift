@@ -6,7 +6,8 @@ extension IOLoop {
         switch dbus_message_get_type(raw) {
         case MessageTypeCode.signal:
             if dbus_message_is_signal(raw, "org.freedesktop.DBus.Local", "Disconnected") != 0 {
-                markClosed(reason: DBusError(.disconnected, message: "the bus closed the connection"))
+                let reason = DBusError(.disconnected, message: "the bus closed the connection")
+                if core.options.reconnection != nil { detach(reason: reason) } else { markClosed(reason: reason) }
                 return DBUS_HANDLER_RESULT_HANDLED
             }
             routeSignal(raw)
@@ -53,7 +54,7 @@ extension IOLoop {
     /// Registers a subscription, then makes sure the bus has its rule (and, for a well-known
     /// sender, knows the name's owner) before reporting success.
     func addSubscription(_ state: SubscriptionState, done: @escaping (Result<Void, DBusError>) -> Void) {
-        if closed {
+        if closed || detached {
             done(.failure(DBusError(.disconnected, message: "the connection is closed")))
             return
         }

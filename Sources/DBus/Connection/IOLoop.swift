@@ -20,6 +20,16 @@ final class IOLoop {
     /// Set once the connection is closed or lost: every later job fails fast.
     @exclusivity(unchecked) var closed = false
     @exclusivity(unchecked) private var stopping = false
+    /// Between buses: the bus went and the connection will open again (see
+    /// ``ConnectionOptions/reconnection``). Jobs fail fast meanwhile, as when closed.
+    @exclusivity(unchecked) var detached = false
+    /// The libdbus connection of a lost bus, closed once the dispatch that noticed is over.
+    private var releasePending = false
+    /// When to try the bus again, and how long the wait after a failed try is.
+    private var reopenAt: UInt64 = 0
+    private var reopenDelay: Duration = .zero
+    /// The bus to open again.
+    private var bus: Connection.Bus?
 
     // Watches and timeouts that libdbus asks us to mirror.
     /// With their fds, read once: a watch keeps its fd, and the loop matches fds on every wake-up.
@@ -75,6 +85,7 @@ final class IOLoop {
         opened: @escaping @Sendable (Result<BusName, DBusError>) -> Void
     ) {
         let loop = IOLoop(core: core, executor: executor)
+        loop.bus = bus
         switch loop.open(bus) {
         case .success(let name):
             opened(.success(name))
@@ -119,6 +130,7 @@ final class IOLoop {
             return .failure(DBusError(.connectionFailed, message: "the bus gave no unique name"))
         }
         uniqueName = BusName(unchecked: String(cString: name))
+        if let uniqueName { core.link.withLock { $0.name = uniqueName } }
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard dbus_connection_set_watch_functions(raw, addWatch, removeWatch, toggleWatch, me, nil) != 0,
             dbus_connection_set_timeout_functions(raw, addTimeout, removeTimeout, toggleTimeout, me, nil) != 0,
@@ -144,6 +156,11 @@ final class IOLoop {
             drainJobs()
             dispatchIncoming()
             if stopping { break }
+            if releasePending {
+                // Out of libdbus's dispatch now: the lost connection can go.
+                releasePending = false
+                shutdownConnection()
+            }
             pruneSentDeadlines()
             let timeout = nextTimeoutMilliseconds()
             let mayBlock: Bool = core.queue.withLock { queue in
@@ -162,6 +179,7 @@ final class IOLoop {
             fireExpiredTimeouts()
             expireCalls()
             fireTimers()
+            if detached, !releasePending, !stopping, MonotonicClock.now() >= reopenAt { reopen() }
         }
         closeQueue()
         drainJobs()
@@ -222,6 +240,7 @@ final class IOLoop {
         if let queued = waitingCalls.nearestDeadline, queued < nearest { nearest = queued }
         if let sent = sentDeadlines.min?.key, sent < nearest { nearest = sent }
         if let timer = timerDeadlines.min?.key, timer < nearest { nearest = timer }
+        if detached, reopenAt < nearest { nearest = reopenAt }
         if nearest == .max { return -1 }
         return MonotonicClock.millisecondsUntil(nearest)
     }
@@ -354,6 +373,40 @@ final class IOLoop {
         failAllCalls(with: reason)
         endTimers()
         router.finishAll()
+    }
+
+    /// The bus went away and the connection is to come back: every call fails, every
+    /// subscription ends (with the rules the bus had for them), and the loop opens the bus
+    /// again after the first delay. The libdbus connection is released after this dispatch.
+    func detach(reason: DBusError) {
+        guard !closed, !detached, let reconnection = core.options.reconnection else { return }
+        detached = true
+        core.link.withLock { $0.detached = true }
+        failAllCalls(with: reason)
+        pendingRuleAdds.removeAll()
+        router.finishAll()
+        router = SignalRouter()
+        recentNames = RecentBusNames()
+        releasePending = true
+        reopenDelay = reconnection.initialDelay
+        reopenAt = MonotonicClock.deadline(after: reopenDelay)
+    }
+
+    /// Tries the bus again: on success the connection is back (with a new unique name) and the
+    /// handlers learn it; else the next try waits twice as long, up to the maximum.
+    private func reopen() {
+        guard let bus, let reconnection = core.options.reconnection else { return }
+        switch open(bus.reopening) {
+        case .success(let name):
+            detached = false
+            readinessStale = true
+            for handler in core.reopenHandlers.withLock({ $0 }) { handler(name) }
+            // Said after the handlers ran: whoever sees it connected sees them done.
+            core.link.withLock { $0.detached = false }
+        case .failure:
+            reopenDelay = min(reopenDelay * 2, reconnection.maximumDelay)
+            reopenAt = MonotonicClock.deadline(after: reopenDelay)
+        }
     }
 
     private func shutdownConnection() {

@@ -32,12 +32,17 @@ import Testing
     @Test func devicesListsWhatBluetoothdKnows() async throws {
         try await CLIFixture.run { fixture in
             #expect(try await fixture.ble("devices").output.isEmpty, "nothing is known before a scan")
-            _ = try await fixture.ble("scan", "--duration", "1", "--count", "2")
+            // A scan until both were seen makes bluetoothd know them (it keeps them after).
+            let central = try await Central(bus: .address(fixture.bus.address))
+            var seen: Set<String> = []
+            for try await discovery in central.scan() {
+                seen.insert(discovery.id.address)
+                if seen.count == 2 { break }
+            }
             let plain = try await fixture.ble("devices")
             #expect(plain.status == 0, "\(plain.errors)")
             #expect(plain.output == "\(CLIFixture.monitor)  Test HRM\n\(CLIFixture.thermometer)  Thermo\n")
             // Connected devices say so.
-            let central = try await Central(bus: .address(fixture.bus.address))
             let peripheral = try await central.connect(try PeripheralID(address: CLIFixture.monitor))
             let json = try await fixture.ble("devices", "--json")
             let first = try #require(json.output.split(separator: "\n").first)
