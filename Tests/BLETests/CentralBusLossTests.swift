@@ -77,9 +77,7 @@ struct CentralBusLossTests {
     @Test("a publishing PeripheralManager learns it: resetting, its subscriptions end, calls fail at once")
     func peripheralManager() async throws {
         try await SimulatorFixture.withManager { fixture, manager in
-            try await manager.add(TestServices.heartRate)
-            try await manager.startAdvertising(Advertisement(localName: "swift-ble"))
-            let events = manager.events
+            let events = try await manager.publishHeartRate()
             try await fixture.simulator.remoteSubscribe(to: "2A37")
             _ = try await nextEvent(events) { if case .subscribed = $0 { true } else { false } }
 
@@ -129,9 +127,7 @@ struct CentralBusLossTests {
     @Test("the bus coming back: a PeripheralManager registers its services with the new bluetoothd")
     func aPeripheralManagerRegistersAgain() async throws {
         try await SimulatorFixture.withManager { fixture, manager in
-            try await manager.add(TestServices.heartRate)
-            try await manager.startAdvertising(Advertisement(localName: "swift-ble"))
-            let events = manager.events
+            let events = try await manager.publishHeartRate()
             fixture.bus.crash()
             try await eventually("the manager is resetting") { await manager.state == .resetting }
             try fixture.bus.restart()

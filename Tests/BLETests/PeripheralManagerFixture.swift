@@ -29,6 +29,16 @@ extension SimulatorFixture {
     }
 }
 
+extension PeripheralManager {
+    /// Publishes the heart-rate service and advertises; returns the manager's events from then
+    /// on (for the tests that then take bluetoothd or the bus away).
+    func publishHeartRate() async throws -> AsyncStream<PeripheralManagerEvent> {
+        try await add(TestServices.heartRate)
+        try await startAdvertising(Advertisement(localName: "swift-ble"))
+        return events
+    }
+}
+
 enum TestServices {
     static let heartRate = MutableService(
         uuid: "180D",

@@ -157,9 +157,7 @@ struct PeripheralManagerPublishTests {
     @Test("bluetoothd restarting forgets the application; the manager registers it again (republished)")
     func republishesAfterRestart() async throws {
         try await SimulatorFixture.withManager { fixture, manager in
-            try await manager.add(TestServices.heartRate)
-            try await manager.startAdvertising(Advertisement(localName: "swift-ble"))
-            let events = manager.events
+            let events = try await manager.publishHeartRate()
             try await fixture.simulator.remoteSubscribe(to: "2A37")
             _ = try await nextEvent(events) { if case .subscribed = $0 { true } else { false } }
             try await fixture.simulator.restartDaemon(downtime: .milliseconds(100))

@@ -40,7 +40,7 @@ enum DevicesCommand {
 }
 
 /// One known device as a JSON object (`ble devices --json`).
-struct DeviceRecord: Encodable {
+struct DeviceRecord: JSONLineRecord {
     var adapter: String
     var address: String
     var name: String?
@@ -57,11 +57,5 @@ struct DeviceRecord: Encodable {
         paired = device.isPaired
         rssi = device.rssi
         services = device.services.map(\.description)
-    }
-
-    /// The compact JSON line.
-    var line: String {
-        guard let data = try? ScanRecord.encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -36,7 +36,7 @@ struct ScanRow: Sendable, Equatable {
 }
 
 /// One scan report as a JSON object (`ble scan --json`, one per line).
-struct ScanRecord: Encodable {
+struct ScanRecord: JSONLineRecord {
     var time: String
     var adapter: String
     var address: String
@@ -70,17 +70,5 @@ struct ScanRecord: Encodable {
             serviceData[uuid.description] = ValueFormat.hex(data).replacingOccurrences(of: " ", with: "")
         }
         self.serviceData = serviceData
-    }
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    /// The compact JSON line.
-    var line: String {
-        guard let data = try? Self.encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }
