@@ -106,6 +106,10 @@ final class BlueZSession: Sendable {
             logger.log(.debug, "following bluetoothd on the bus that came back failed: \(error)")
             return
         }
+        // Back only if the bus did not go again meanwhile: this runs on the I/O thread, as the
+        // loss does, so either the loss came first (and the next return reattaches) or it
+        // comes after and finds the session attached.
+        guard connection.isConnected else { return }
         state.withLock { $0.busLost = false }
         logger.log(.info, "the system bus is back")
         let owner = try? await connection.nameOwner(of: BlueZService.busName)
