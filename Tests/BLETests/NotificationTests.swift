@@ -66,6 +66,28 @@ struct NotificationTests {
         }
     }
 
+    @Test("isNotifying: on once BlueZ confirmed, off when the last iteration leaves or the link goes")
+    func isNotifyingFollowsTheSubscription() async throws {
+        let recorder = LogRecorder()
+        try await Self.run(options: tracing(recorder)) { fixture, central, peripheral in
+            let rate = try await Self.rate(peripheral)
+            #expect(await !rate.isNotifying)
+            var iterator: NotificationSequence.AsyncIterator? = try await rate.subscribe().makeAsyncIterator()
+            #expect(await rate.isNotifying, "subscribe() returns once BlueZ confirmed")
+            try Self.notify(fixture, Data([1]))
+            #expect(await iterator?.next() == Data([1]))
+            iterator = nil
+            try await recorder.waitFor("StopNotify -> ", suffix: true)
+            #expect(await !rate.isNotifying)
+
+            let held = try await rate.subscribe()
+            #expect(await rate.isNotifying)
+            try await peripheral.disconnect()
+            #expect(await !rate.isNotifying, "no link, no notifications")
+            _ = held
+        }
+    }
+
     @Test("one StartNotify for all subscribers; the last one leaving sends StopNotify")
     func lastLeavingStops() async throws {
         let recorder = LogRecorder()

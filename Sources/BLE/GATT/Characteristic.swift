@@ -88,6 +88,14 @@ public actor Characteristic {
         return sequence
     }
 
+    /// Whether notifications reach this app now (Core Bluetooth's `isNotifying`): from BlueZ's
+    /// confirmation of the first subscription (``subscribe()`` or an iteration of
+    /// ``notifications`` or ``acquiredNotifications``) until the last one ends, and only while
+    /// the link is up (BlueZ arms the subscription again at the next link, quirk Q7).
+    public var isNotifying: Bool {
+        get async { await peripheral.isNotifying(path) }
+    }
+
     /// Subscribes now and returns the notifications once BlueZ confirmed the subscription;
     /// throws when it cannot. Values notified from then on are kept for the first iteration
     /// of the returned sequence, even if it starts later.

@@ -260,6 +260,12 @@ extension Peripheral {
         for waiter in waiters { waiter.resume(returning: .failure(error)) }
     }
 
+    /// Whether the characteristic at `path` delivers notifications now: the link is up and
+    /// BlueZ confirmed this central's subscription (or an AcquireNotify channel is open).
+    func isNotifying(_ path: ObjectPath) -> Bool {
+        connectionState == .connected && (gatt.sessions[path]?.phase == .running || gatt.acquired[path] != nil)
+    }
+
     /// The bus went for good: every notification iteration of this peripheral ends (after the
     /// values it holds), and callers still waiting for a StartNotify fail.
     func endNotifications() {
