@@ -8,7 +8,7 @@ enum NotifyCommand {
         name: "notify", summary: "stream a characteristic's notifications or indications, with timestamps",
         arguments: [DeviceArgument.argument, DeviceArgument.characteristic],
         options: CommonOptions.all + [
-            ReadCommand.formatOption,
+            ReadCommand.formatOption, ReadCommand.jsonOption,
             .init("--count", value: "N", "stop after N values (default: at Ctrl-C)"),
         ],
         details: """
@@ -30,6 +30,7 @@ enum NotifyCommand {
         let common = try CommonOptions(arguments)
         let format = try arguments.value("--format").map { text throws(UsageError) in try ValueFormat(named: text) }
         let count = try arguments.integer("--count", in: 1...Int(Int32.max))
+        let json = arguments.flag("--json")
         _ = try CharacteristicPath(arguments.positional(1) ?? "")
         return try await DeviceArgument.withConnection(arguments, common) { peripheral, services in
             let characteristic = try DeviceArgument.characteristic(arguments, in: services)
@@ -44,7 +45,19 @@ enum NotifyCommand {
                 try await characteristic.subscribe()
             }
             Terminal.note("subscribed to \(Describe.uuid(characteristic.uuid)); Ctrl-C to stop")
-            let end = await stream(values, events: events, format: format ?? .hex, count: count)
+            // A line per value: the time and the value, or the same as a JSON object.
+            let line: @Sendable (Data) -> String = { [format] value in
+                if json {
+                    return ValueRecord(
+                        value, of: characteristic, address: peripheral.id.address, format: format ?? .hex
+                    )
+                    .line
+                }
+                let format = format ?? .hex
+                let text = (try? format.format(value)) ?? "\(ValueFormat.hex(value)) (not \(format.rawValue))"
+                return "\(Terminal.dim(Describe.time(Date())))  \(text)"
+            }
+            let end = await stream(values, events: events, line: line, count: count)
             switch end {
             case .finished(let received):
                 Terminal.note("\(received) value\(received == 1 ? "" : "s") received; unsubscribing and disconnecting")
@@ -57,15 +70,16 @@ enum NotifyCommand {
 
     /// Prints values until `count`, cancellation or a lost link.
     private static func stream(
-        _ values: NotificationSequence, events: AsyncStream<ConnectionEvent>, format: ValueFormat, count: Int?
+        _ values: NotificationSequence, events: AsyncStream<ConnectionEvent>,
+        line: @escaping @Sendable (Data) -> String,
+        count: Int?
     ) async -> End {
         await withTaskGroup(of: End?.self) { group in
             group.addTask {
                 var received = 0
                 for await value in values {
                     received += 1
-                    let text = (try? format.format(value)) ?? "\(ValueFormat.hex(value)) (not \(format.rawValue))"
-                    Terminal.line("\(Terminal.dim(Describe.time(Date())))  \(text)")
+                    Terminal.line(line(value))
                     if let count, received >= count { break }
                 }
                 return .finished(received)

@@ -5,10 +5,13 @@ enum ReadCommand {
     static let formatOption = CommandSpec.Option(
         "--format", value: "FORMAT", "hex (default), utf8, uint8, uint16, uint32, int8, int16, int32, base64")
 
+    static let jsonOption = CommandSpec.Option(
+        "--json", "a JSON object per value: time, address, characteristic, value (hex), formatted")
+
     static let spec = CommandSpec(
         name: "read", summary: "read a characteristic's value",
         arguments: [DeviceArgument.argument, DeviceArgument.characteristic],
-        options: CommonOptions.all + [formatOption],
+        options: CommonOptions.all + [formatOption, jsonOption],
         details: """
             Integers are little-endian, as Bluetooth sends them; a value of several is printed as
             several numbers.
@@ -22,9 +25,15 @@ enum ReadCommand {
         let common = try CommonOptions(arguments)
         let format = try arguments.value("--format").map { text throws(UsageError) in try ValueFormat(named: text) }
         _ = try CharacteristicPath(arguments.positional(1) ?? "")
-        return try await DeviceArgument.withConnection(arguments, common) { _, services in
+        let json = arguments.flag("--json")
+        return try await DeviceArgument.withConnection(arguments, common) { peripheral, services in
             let characteristic = try DeviceArgument.characteristic(arguments, in: services)
             let value = try await characteristic.read()
+            if json {
+                Terminal.line(
+                    ValueRecord(value, of: characteristic, address: peripheral.id.address, format: format ?? .hex).line)
+                return ExitCode.success
+            }
             do throws(UsageError) {
                 Terminal.line(try (format ?? .hex).format(value))
             } catch {

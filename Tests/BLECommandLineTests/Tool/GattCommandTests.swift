@@ -138,6 +138,30 @@ import Testing
         }
     }
 
+    @Test func readAndNotifyAsJSON() async throws {
+        try await CLIFixture.run { fixture in
+            let read = try await fixture.ble("read", Self.monitor, "2A38", "--json", "--format", "uint8")
+            #expect(read.status == 0, "\(read.errors)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [String: Any], "\(read.output)")
+            #expect(object["address"] as? String == Self.monitor)
+            #expect(object["characteristic"] as? String == "2A38")
+            #expect(object["value"] as? String == "01")
+            #expect(object["formatted"] as? String == "1")
+            #expect((object["time"] as? String)?.hasSuffix("Z") == true)
+
+            let notify = try await fixture.ble("notify", Self.monitor, "2A37", "--count", "2", "--json")
+            #expect(notify.status == 0, "\(notify.errors)")
+            let lines = notify.output.split(separator: "\n")
+            #expect(lines.count == 2)
+            for line in lines {
+                let value = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                #expect(["0048", "004a", "004c"].contains(value["value"] as? String ?? ""), "\(line)")
+                #expect(value["formatted"] == nil, "hex is the value itself")
+            }
+        }
+    }
+
     @Test func notifyInAnIntegerFormat() async throws {
         try await CLIFixture.run { fixture in
             let outcome = try await fixture.ble("notify", Self.monitor, "2A37", "--count", "2", "--format", "uint8")
