@@ -20,6 +20,8 @@ public enum BLETool {
         Command(spec: ScanCommand.spec, run: ScanCommand.run),
         Command(spec: DevicesCommand.spec, run: DevicesCommand.run),
         Command(spec: PowerCommand.spec, run: PowerCommand.run),
+        Command(spec: LinkCommand.connectSpec, run: LinkCommand.connect),
+        Command(spec: LinkCommand.disconnectSpec, run: LinkCommand.disconnect),
         Command(spec: ExploreCommand.spec, run: ExploreCommand.run),
         Command(spec: ReadCommand.spec, run: ReadCommand.run),
         Command(spec: WriteCommand.spec, run: WriteCommand.run),

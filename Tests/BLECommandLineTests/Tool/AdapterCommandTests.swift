@@ -56,4 +56,21 @@ import Testing
             await central.close()
         }
     }
+
+    @Test func connectLeavesTheLinkUpAndDisconnectTakesItDown() async throws {
+        try await CLIFixture.run { fixture in
+            let connect = try await fixture.ble("connect", CLIFixture.monitor)
+            #expect(connect.status == 0, "\(connect.errors)")
+            #expect(connect.output == "\(CLIFixture.monitor): connected\n")
+            #expect(try await fixture.isConnected(CLIFixture.monitor), "the link outlives the tool")
+            let devices = try await fixture.ble("devices")
+            #expect(devices.output.contains("\(CLIFixture.monitor)  Test HRM  connected"))
+            let disconnect = try await fixture.ble("disconnect", CLIFixture.monitor)
+            #expect(disconnect.status == 0, "\(disconnect.errors)")
+            #expect(disconnect.output == "\(CLIFixture.monitor): disconnected\n")
+            #expect(try await !fixture.isConnected(CLIFixture.monitor))
+            // Again, on a device that is not connected: nothing to do, no error.
+            #expect(try await fixture.ble("disconnect", CLIFixture.monitor).status == 0)
+        }
+    }
 }
