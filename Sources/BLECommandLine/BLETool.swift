@@ -19,6 +19,7 @@ public enum BLETool {
     static let commands: [Command] = [
         Command(spec: ScanCommand.spec, run: ScanCommand.run),
         Command(spec: DevicesCommand.spec, run: DevicesCommand.run),
+        Command(spec: InfoCommand.spec, run: InfoCommand.run),
         Command(spec: PowerCommand.spec, run: PowerCommand.run),
         Command(spec: LinkCommand.connectSpec, run: LinkCommand.connect),
         Command(spec: LinkCommand.disconnectSpec, run: LinkCommand.disconnect),

@@ -73,4 +73,24 @@ import Testing
             #expect(try await fixture.ble("disconnect", CLIFixture.monitor).status == 0)
         }
     }
+
+    @Test func infoShowsOneDeviceWithoutConnecting() async throws {
+        try await CLIFixture.run { fixture in
+            let unknown = try await fixture.ble("info", CLIFixture.monitor)
+            #expect(unknown.status == ExitCode.notFound)
+            #expect(unknown.errors.hasPrefix("ble info: error: bluetoothd does not know \(CLIFixture.monitor)"))
+            // Looked up by name: the tool scans for it.
+            let info = try await fixture.ble("info", "Test HRM")
+            #expect(info.status == 0, "\(info.errors)")
+            let lines = info.output.split(separator: "\n").map(String.init)
+            #expect(lines.first == "\(CLIFixture.monitor)  Test HRM")
+            #expect(lines.contains("  connected: no, paired: no"))
+            #expect(lines.contains { $0.hasPrefix("  RSSI: ") && $0.hasSuffix(" dBm") }, "\(lines)")
+            #expect(lines.contains("  services: Heart Rate (180D)"), "\(lines)")
+            #expect(try await !fixture.isConnected(CLIFixture.monitor), "info connects to nothing")
+            let json = try await fixture.ble("info", CLIFixture.monitor, "--json")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+            #expect(object["services"] as? [String] == ["180D"])
+        }
+    }
 }
