@@ -7,14 +7,22 @@ enum ExploreCommand {
     static let spec = CommandSpec(
         name: "explore", summary: "connect and print the device's services, characteristics and values",
         arguments: [DeviceArgument.argument],
-        options: CommonOptions.all + [.init("--no-values", "do not read values")],
+        options: CommonOptions.all + [
+            .init("--no-values", "do not read values"),
+            .init("--json", "the tree as one JSON object (values in hex, refusals as error)"),
+        ],
         details: DeviceArgument.help)
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let common = try CommonOptions(arguments)
         let readValues = !arguments.flag("--no-values")
+        let json = arguments.flag("--json")
         return try await DeviceArgument.withConnection(arguments, common) { peripheral, services in
             let name = await peripheral.name
+            if json {
+                Terminal.line(try await record(peripheral, name: name, services, readValues: readValues).line)
+                return ExitCode.success
+            }
             Terminal.line("\(Terminal.bold(name ?? "(no name)"))  \(peripheral.id.address)")
             for (serviceIndex, service) in services.enumerated() {
                 let lastService = serviceIndex == services.count - 1
@@ -54,12 +62,42 @@ enum ExploreCommand {
 
     /// `= 01 48` or `! not permitted: …`; a lost link or Ctrl-C stops the whole command.
     private static func readOutcome(_ read: () async throws(BLEError) -> Data) async throws(BLEError) -> String {
-        do {
-            return "= " + Describe.value(try await read())
-        } catch  where [.disconnected, .notConnected, .cancelled, .bluetoothUnavailable].contains(error.code) {
-            throw error
-        } catch {
-            return Terminal.yellow("! \(error.code): \(error.message)")
+        switch try await ReadOutcome.of(read) {
+        case .value(let data): return "= " + Describe.value(data)
+        case .refused(let error): return Terminal.yellow("! \(error.code): \(error.message)")
         }
+    }
+
+    /// The tree for `--json`, with the same reads as the printed one.
+    private static func record(
+        _ peripheral: Peripheral, name: String?, _ services: [Service], readValues: Bool
+    ) async throws -> ExploreRecord {
+        var records: [ExploreRecord.ServiceRecord] = []
+        for service in services {
+            var characteristics: [ExploreRecord.CharacteristicRecord] = []
+            for characteristic in service.characteristics {
+                let value: ReadOutcome? =
+                    readValues && characteristic.properties.contains(.read)
+                    ? try await ReadOutcome.of { () throws(BLEError) in try await characteristic.read() } : nil
+                var descriptors: [ExploreRecord.Attribute] = []
+                for descriptor in characteristic.descriptors {
+                    let outcome: ReadOutcome? =
+                        readValues
+                        ? try await ReadOutcome.of { () throws(BLEError) in try await characteristic.read(descriptor) }
+                        : nil
+                    descriptors.append(ExploreRecord.Attribute(descriptor.uuid, outcome: outcome))
+                }
+                characteristics.append(
+                    ExploreRecord.CharacteristicRecord(
+                        attribute: ExploreRecord.Attribute(characteristic.uuid, outcome: value),
+                        properties: "\(characteristic.properties)".split(separator: ",").map(String.init),
+                        descriptors: descriptors))
+            }
+            records.append(
+                ExploreRecord.ServiceRecord(
+                    uuid: service.uuid.description, name: service.uuid.name, primary: service.isPrimary,
+                    characteristics: characteristics))
+        }
+        return ExploreRecord(address: peripheral.id.address, name: name, services: records)
     }
 }

@@ -55,6 +55,34 @@ import Testing
         }
     }
 
+    @Test func exploreAsJSON() async throws {
+        try await CLIFixture.run { fixture in
+            let outcome = try await fixture.ble("explore", Self.monitor, "--json")
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            #expect(outcome.output.split(separator: "\n").count == 1, "one object")
+            let tree = try #require(
+                try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [String: Any])
+            #expect(tree["address"] as? String == Self.monitor)
+            #expect(tree["name"] as? String == "Test HRM")
+            let services = try #require(tree["services"] as? [[String: Any]])
+            let heartRate = try #require(services.first { $0["uuid"] as? String == "180D" })
+            #expect(heartRate["name"] as? String == "Heart Rate")
+            #expect(heartRate["primary"] as? Bool == true)
+            let characteristics = try #require(heartRate["characteristics"] as? [[String: Any]])
+            let location = try #require(characteristics.first { $0["uuid"] as? String == "2A38" })
+            #expect(location["value"] as? String == "01")
+            #expect(location["properties"] as? [String] == ["read"])
+            let described = try #require((location["descriptors"] as? [[String: Any]])?.first)
+            #expect(described["uuid"] as? String == "2901")
+            #expect(described["value"] as? String == "7768657265")
+            let information = try #require(services.first { $0["uuid"] as? String == "180A" })
+            let serial = try #require(
+                (information["characteristics"] as? [[String: Any]])?.first { $0["uuid"] as? String == "2A25" })
+            #expect((serial["error"] as? String)?.hasPrefix("notPermitted") == true, "a refusal is shown, not fatal")
+            #expect(try await !fixture.isConnected(Self.monitor))
+        }
+    }
+
     @Test func progressOnATerminal() async throws {
         try await CLIFixture.run { fixture in
             let process = try ToolProcess(
