@@ -48,7 +48,8 @@ struct CentralBusLossTests {
             }
             #expect(sawDisconnect)
             #expect(central.isBusLost)
-            #expect(await central.state == .resetting)
+            // The central's state follows the session's news on its own actor: soon, not at once.
+            try await eventually("the central is resetting") { await central.state == .resetting }
 
             // Later calls fail at once, not at their deadline: 600 s would outlast the time limit.
             let later = await bleError { try await control.read(timeout: .seconds(600)) }
@@ -101,7 +102,8 @@ struct CentralBusLossTests {
             let executor = await ObjectIdentifier(central.session.connection.executor)
             fixture.bus.crash()
             try await eventually("the central sees the bus go") { central.isBusLost }
-            #expect(await central.state == .resetting)
+            // The central's state follows the session's news on its own actor: soon, not at once.
+            try await eventually("the central is resetting") { await central.state == .resetting }
             let away = await bleError { try await central.connect(PeripheralID(address: Self.sensor)) }
             #expect(away?.code == .bluetoothUnavailable)
 
