@@ -69,6 +69,19 @@ struct GattOperationQueueTests {
                 == ["resume B with w1", "send 3 stop by 3.0 seconds"])
     }
 
+    @Test("while the link is down operations fail with notConnected, or with the refusal given until it is up")
+    func refusalWhileDown() {
+        var machine = Machine()
+        #expect(submit(&machine, "read", waiter: "A").1 == ["resume A failing notConnected"])
+        machine.refuse(with: BLEError(.bluetoothUnavailable, message: "the system bus went away"))
+        #expect(submit(&machine, "read", waiter: "B").1 == ["resume B failing bluetoothUnavailable"])
+        machine.setLinkUp(true)
+        machine.refuse(with: BLEError(.bluetoothUnavailable, message: "ignored while up"))
+        #expect(submit(&machine, "read", waiter: "C").1 == ["send 3 read by 1.0 seconds"])
+        machine.setLinkUp(false)
+        #expect(submit(&machine, "read", waiter: "D").1 == ["resume D failing notConnected"], "a new link down")
+    }
+
     @Test("a queued operation's deadline counts from the call, not from when it is sent")
     func queuedDeadline() {
         var machine = Self.connected()

@@ -62,14 +62,14 @@ final class GattClient: GattValueSink, Sendable {
             run(machine.withLock { $0.cancel(id, now: .now) })
         }
         session.diagnostics.operationDidResume()
-        if case .failure(let error) = result, error.code == .notConnected, session.busLost {
-            // No link because no bus: say which, as every other call then does.
-            throw session.unavailable
-        }
         return try result.get()
     }
 
     func setLinkUp(_ up: Bool) { machine.withLock { $0.setLinkUp(up) } }
+
+    /// Operations submitted while the link is down fail with `error` (see
+    /// ``GattOperationQueue/refuse(with:)``).
+    func refuse(with error: BLEError) { machine.withLock { $0.refuse(with: error) } }
 
     /// How many operations wait their turn (for tests).
     var queuedCount: Int { machine.withLock { $0.queuedCount } }

@@ -64,6 +64,8 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     init(pipelineWindow: Int = 16) { self.pipelineWindow = max(1, pipelineWindow) }
 
     private var linkUp = false
+    /// What an operation submitted while the link is down fails with.
+    private var refusal = Self.notConnected
     /// Operations sent (or waiting to retry): one, or up to the window of writes without response.
     private var inFlight: [Operation] = []
     private var queue: [Operation] = []
@@ -88,7 +90,18 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
 
     /// Whether the link is up and resolved, so operations may be sent. Going down this way
     /// fails nothing: see ``linkWentDown(_:)``.
-    mutating func setLinkUp(_ up: Bool) { linkUp = up }
+    mutating func setLinkUp(_ up: Bool) {
+        linkUp = up
+        refusal = Self.notConnected
+    }
+
+    /// While the link is down, operations fail with `error` instead of ``notConnected``: the
+    /// link cannot come back before what `error` says is over (the bus went away).
+    mutating func refuse(with error: BLEError) {
+        if !linkUp { refusal = error }
+    }
+
+    private static var notConnected: BLEError { BLEError(.notConnected, message: "not connected") }
 
     /// The link is down: every operation fails with `error`; held values are delivered.
     mutating func linkWentDown(_ error: BLEError) -> [Action] {
@@ -128,7 +141,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             return [.resume(waiter, .failure(BLEError(.failed, message: "operation \(id) submitted twice")))]
         }
         if cancelled { return [.resume(waiter, .failure(.cancelledByTask))] }
-        guard linkUp else { return [.resume(waiter, .failure(BLEError(.notConnected, message: "not connected")))] }
+        guard linkUp else { return [.resume(waiter, .failure(refusal))] }
         guard deadline > now else { return [.resume(waiter, .failure(Self.timeout(request)))] }
         let operation = Operation(
             id: id, request: request, readPath: isRead ? path : nil, path: path, deadline: deadline, waiter: waiter,

@@ -20,9 +20,12 @@ extension Peripheral {
         get async {
             guard connectionState == .connected else { return Self.minimumMTU }
             await readLinkMTUIfNeeded()
-            return deviceWriteWithoutResponseLimit(in: session.tree) + 3
+            return mirroredMTU()
         }
     }
+
+    /// The link's MTU as the mirror holds it (the minimum when it holds none).
+    private func mirroredMTU() -> Int { deviceWriteWithoutResponseLimit(in: session.tree) + 3 }
 
     /// The ATT minimum, which every link has.
     static let minimumMTU = 23
@@ -37,7 +40,7 @@ extension Peripheral {
     /// Announces the link's MTU when it is not the one announced last (read from the mirror
     /// after a refresh; called while the link is up).
     func announceMTUIfChanged() {
-        let mtu = deviceWriteWithoutResponseLimit(in: session.tree) + 3
+        let mtu = mirroredMTU()
         guard mtu != announcedMTU else { return }
         announcedMTU = mtu
         eventBroadcast.yield(.mtuChanged(mtu))

@@ -120,8 +120,12 @@ public actor Peripheral {
         case .daemonGone:
             lastDisconnectReason = nil
             runLink(lifecycle.daemonGone(session.unavailable))
-            // Nothing can re-arm a subscription over a bus that is gone.
-            if session.busLost { endNotifications() }
+            if session.busLost {
+                // No link until the bus is back: operations say so, and nothing can re-arm a
+                // subscription over a bus that is gone.
+                client.refuse(with: session.unavailable)
+                endNotifications()
+            }
         case .signal(let message):
             guard message.member == BlueZSignal.disconnected, case .string(let name)? = message.body.first else {
                 return
@@ -143,7 +147,8 @@ public actor Peripheral {
             }
             if gattChanged { gattObjectsChanged() }
         case .daemonBack:
-            break
+            // The bus (or bluetoothd) is back: operations no longer fail with its absence.
+            client.setLinkUp(connectionState == .connected)
         }
     }
 

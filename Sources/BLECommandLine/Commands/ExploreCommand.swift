@@ -89,7 +89,7 @@ enum ExploreCommand {
                 }
                 characteristics.append(
                     ExploreRecord.CharacteristicRecord(
-                        attribute: ExploreRecord.Attribute(characteristic.uuid, outcome: value),
+                        ExploreRecord.Attribute(characteristic.uuid, outcome: value),
                         properties: "\(characteristic.properties)".split(separator: ",").map(String.init),
                         descriptors: descriptors))
             }

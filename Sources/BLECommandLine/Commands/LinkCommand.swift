@@ -32,9 +32,8 @@ enum LinkCommand {
         let session = try await CentralSession.open(common)
         do {
             let id = try await session.resolve(arguments.positional(0) ?? "")
-            let peripheral = try await session.connect(id)
+            _ = try await session.connect(id)
             Terminal.line("\(id.address): connected")
-            _ = peripheral
         } catch {
             await session.close()
             throw session.busLoss ?? error

@@ -24,18 +24,21 @@ struct ExploreRecord: JSONLineRecord {
     }
 
     struct CharacteristicRecord: Encodable {
-        var attribute: Attribute
+        var uuid: String
+        var name: String?
+        var value: String?
+        var error: String?
         var properties: [String]
         var descriptors: [Attribute]
 
-        func encode(to encoder: any Encoder) throws {
-            try attribute.encode(to: encoder)
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(properties, forKey: .properties)
-            try container.encode(descriptors, forKey: .descriptors)
+        init(_ attribute: Attribute, properties: [String], descriptors: [Attribute]) {
+            uuid = attribute.uuid
+            name = attribute.name
+            value = attribute.value
+            error = attribute.error
+            self.properties = properties
+            self.descriptors = descriptors
         }
-
-        private enum Keys: String, CodingKey { case properties, descriptors }
     }
 
     struct ServiceRecord: Encodable {

@@ -3,7 +3,7 @@ import Foundation
 extension DecodingError {
     /// What is wrong with a JSON document, in one line a person can act on: where (the key path)
     /// and what, without Swift's type names or debug descriptions.
-    public var plainDescription: String {
+    var plainDescription: String {
         switch self {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             return context.underlyingError == nil && context.debugDescription.contains("JSON")
