@@ -19,7 +19,7 @@ struct AcquiredChannelTests {
         return peripheral
     }
 
-    @Test("acquired notifications deliver every datagram, in order")
+    @Test("acquired notifications deliver every datagram, in order, the last one kept as the last value")
     func acquiredNotifications() async throws {
         try await SimulatorFixture.run(peripherals: [Self.uart()]) { fixture in
             let (central, peripheral) = try await GattClientTests.connected(fixture)
@@ -44,6 +44,7 @@ struct AcquiredChannelTests {
             var received: [Data] = []
             while received.count < 4, let value = await iterator.next() { received.append(value) }
             #expect(received == [Data([0xAA]), Data([1]), Data([2]), Data([3])])
+            #expect(tx.lastValue == Data([3]), "a datagram is the characteristic's last value too")
             await central.close()
         }
     }

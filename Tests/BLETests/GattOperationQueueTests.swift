@@ -288,15 +288,35 @@ struct GattOperationQueueTests {
     func plainDelivery() {
         var machine = Self.connected()
         _ = machine.subscribe(heartRate, id: 1, "S")
-        #expect(machine.plainDelivery(heartRate) == ["S"])
-        #expect(machine.plainDelivery(battery) == [], "nobody listens there")
+        #expect(machine.plainDelivery(heartRate, Data([1])) == ["S"])
+        #expect(machine.plainDelivery(battery, Data([2])) == [], "nobody listens there")
         let (read, _) = submit(&machine, "read", isRead: true, waiter: "A")
-        #expect(machine.plainDelivery(heartRate) == nil, "a read of it is under way")
-        #expect(machine.plainDelivery(battery) == [])
+        #expect(machine.plainDelivery(heartRate, Data([1])) == nil, "a read of it is under way")
+        #expect(machine.plainDelivery(battery, Data([2])) == [])
         _ = machine.finished(read, .success("r"), echo: (Data([1]), 9), now: Self.at(1))
-        #expect(machine.plainDelivery(heartRate) == nil, "its echo is still expected")
+        #expect(machine.plainDelivery(heartRate, Data([1])) == nil, "its echo is still expected")
         _ = machine.valueChanged(heartRate, Data([1]), serial: 8)
-        #expect(machine.plainDelivery(heartRate) == ["S"])
+        #expect(machine.plainDelivery(heartRate, Data([1])) == ["S"])
+    }
+
+    @Test(
+        "the last value is the newest one notified or noted, in arrival order; a read's echo and a refused plain delivery leave it"
+    )
+    func lastValue() {
+        var machine = Self.connected()
+        _ = machine.subscribe(heartRate, id: 1, "S")
+        #expect(machine.lastValue(heartRate) == nil)
+        _ = machine.plainDelivery(heartRate, Data([1]))
+        #expect(machine.lastValue(heartRate) == Data([1]))
+        let (read, _) = submit(&machine, "read", isRead: true, waiter: "A")
+        #expect(machine.plainDelivery(heartRate, Data([9])) == nil)
+        #expect(machine.lastValue(heartRate) == Data([1]), "a refused plain delivery changes nothing")
+        _ = machine.valueChanged(heartRate, Data([2]), serial: 5)
+        #expect(machine.lastValue(heartRate) == Data([2]), "a value held during a read is the newest")
+        machine.notedValue(heartRate, Data([3]))  // the read's reply, as the shell notes it
+        _ = machine.finished(read, .success("r"), echo: (Data([3]), 7), now: Self.at(1))
+        #expect(machine.lastValue(heartRate) == Data([3]))
+        #expect(machine.lastValue(battery) == nil, "per characteristic")
     }
 
     @Test("an earlier deadline asks for an earlier wake-up; a later one does not")

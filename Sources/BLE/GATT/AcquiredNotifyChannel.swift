@@ -21,6 +21,14 @@ final class AcquiredNotifyChannel: Sendable {
     }
 
     private let state = PosixMutex(State())
+    private let path: ObjectPath
+    /// Keeps the characteristic's last value (datagrams bypass the GATT client's signals).
+    private let client: GattClient
+
+    init(path: ObjectPath, client: GattClient) {
+        self.path = path
+        self.client = client
+    }
 
     var isEmpty: Bool { state.withLock { $0.subscribers.isEmpty } }
     var isAttached: Bool { state.withLock { $0.reader != nil } }
@@ -44,7 +52,9 @@ final class AcquiredNotifyChannel: Sendable {
     /// Starts reading a freshly acquired socket, on `connection`'s I/O thread.
     func attach(_ descriptor: FileDescriptor, on connection: Connection) {
         let reader = DatagramReader(descriptor: descriptor, connection: connection) { [weak self] value in
-            let subscribers = self?.state.withLock { $0.delivery } ?? []
+            guard let self else { return }
+            client.noteValue(path, value)
+            let subscribers = state.withLock { $0.delivery }
             for subscriber in subscribers { subscriber.deliver(value) }
         } hangup: { [weak self] in
             self?.detach()

@@ -96,6 +96,11 @@ public actor Characteristic {
         get async { await peripheral.isNotifying(path) }
     }
 
+    /// The newest value read (``read(offset:timeout:)``) or notified (``notifications``,
+    /// ``acquiredNotifications``), as Core Bluetooth's `value`; `nil` until there is one.
+    /// Writes leave it as it is; it survives link loss. Reads of descriptors do not count.
+    public nonisolated var lastValue: Data? { peripheral.client.lastValue(path) }
+
     /// Subscribes now and returns the notifications once BlueZ confirmed the subscription;
     /// throws when it cannot. Values notified from then on are kept for the first iteration
     /// of the returned sequence, even if it starts later.

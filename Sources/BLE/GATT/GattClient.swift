@@ -10,6 +10,8 @@ struct GattCall: Sendable {
     var arguments: [DBusValue]
     /// A characteristic's ReadValue: its `Value` echo is told apart from notifications.
     var isCharacteristicRead = false
+    /// A characteristic's ReadValue from offset 0: its reply becomes the last value.
+    var readsWholeValue = false
     /// A characteristic's write without response: may go beside others of its kind.
     var isPipelined = false
 }
@@ -81,12 +83,18 @@ final class GattClient: GattValueSink, Sendable {
     func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32) {
         // Most values are plain notifications: handed over with no action built.
         let (targets, actions) = machine.withLock { machine -> ([NotificationSubscriber], [Machine.Action]) in
-            if let targets = machine.plainDelivery(path) { return (targets, []) }
+            if let targets = machine.plainDelivery(path, value) { return (targets, []) }
             return ([], machine.valueChanged(path, value, serial: serial))
         }
         for subscriber in targets { subscriber.deliver(value) }
         run(actions)
     }
+
+    /// Records a value that came outside the bus (AcquireNotify) as the characteristic's last.
+    func noteValue(_ path: ObjectPath, _ value: Data) { machine.withLock { $0.notedValue(path, value) } }
+
+    /// The newest value read or notified of the characteristic at `path`.
+    func lastValue(_ path: ObjectPath) -> Data? { machine.withLock { $0.lastValue(path) } }
 
     /// Adds a subscriber, whose values are delivered from now on.
     func subscribe(_ path: ObjectPath, _ subscriber: NotificationSubscriber) {
@@ -134,7 +142,11 @@ final class GattClient: GattValueSink, Sendable {
             {
                 echo = (value, reply.serial)
             }
-            run(machine.withLock { $0.finished(id, result, echo: echo, now: .now) })
+            run(
+                machine.withLock { machine in
+                    if call.readsWholeValue, let echo { machine.notedValue(call.path, echo.value) }
+                    return machine.finished(id, result, echo: echo, now: .now)
+                })
         }
     }
 }

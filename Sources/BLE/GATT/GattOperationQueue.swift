@@ -22,6 +22,9 @@ import Foundation
 ///   that arrive while a characteristic is read are held, the echo dropped, the rest delivered
 ///   as notifications in order.
 /// - **Link loss** fails every operation, running and queued, at once.
+/// - **The last value** of each characteristic (Core Bluetooth's `value`) is the newest one read
+///   or notified, in the order they reached the client (reads of a part, from an offset, and
+///   writes do not change it).
 ///
 /// Generic over what it stores for the shell, so transcripts test it with plain values:
 /// `Waiter` (a suspended caller), `Subscriber` (a notification iteration), `Request` (a call
@@ -82,6 +85,8 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     private var subscribers: [ObjectPath: (ids: [UInt64], targets: [Subscriber])] = [:]
     /// The earliest wake-up asked for and not yet fired.
     private var armed: Instant?
+    /// The newest value read or notified, per characteristic.
+    private var lastValues: [ObjectPath: Data] = [:]
 
     /// The pause before retry `attempt` (1, 2, …) after `InProgress`: 5 ms doubling to 160 ms.
     static func retryPause(attempt: Int) -> Duration { .milliseconds(5 << min(max(attempt - 1, 0), 5)) }
@@ -251,6 +256,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             expectedEchoes[path] = expected.isEmpty ? nil : expected
             if isEcho { return [] }
         }
+        lastValues[path] = value
         var actions: [Action] = []
         var retried = false
         for index in inFlight.indices where inFlight[index].path == path && inFlight[index].retryAt != nil {
@@ -271,11 +277,20 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
 
     /// The common case of ``valueChanged(_:_:serial:)``, decided without building an action:
     /// when no read of `path` is under way, no echo of one is expected and nothing waits to
-    /// retry on it, the value goes to these subscribers (none: `[]`). `nil` otherwise.
-    func plainDelivery(_ path: ObjectPath) -> [Subscriber]? {
+    /// retry on it, the value is the last one and goes to these subscribers (none: `[]`).
+    /// `nil` otherwise, with nothing changed.
+    mutating func plainDelivery(_ path: ObjectPath, _ value: Data) -> [Subscriber]? {
         guard expectedEchoes[path] == nil, !inFlight.contains(where: { $0.path == path }) else { return nil }
+        lastValues[path] = value
         return subscribers[path]?.targets ?? []
     }
+
+    /// A value the shell learnt outside the `Value` signals: a whole read's reply, an
+    /// AcquireNotify datagram.
+    mutating func notedValue(_ path: ObjectPath, _ value: Data) { lastValues[path] = value }
+
+    /// The newest value read or notified of the characteristic at `path`, if any.
+    func lastValue(_ path: ObjectPath) -> Data? { lastValues[path] }
 
     /// Adds a notification subscriber; returns whether it is the first on `path`.
     @discardableResult

@@ -3,7 +3,7 @@ import DBus
 
 extension Peripheral {
     func addAcquiredSubscriber(_ subscriber: NotificationSubscriber, to path: ObjectPath) async {
-        let channel = gatt.acquired[path] ?? AcquiredNotifyChannel()
+        let channel = gatt.acquired[path] ?? AcquiredNotifyChannel(path: path, client: client)
         gatt.acquired[path] = channel
         channel.add(subscriber)
         do {

@@ -117,7 +117,8 @@ extension Peripheral {
             ]
         let call = GattCall(
             path: path, interface: descriptor ? BlueZInterface.gattDescriptor1 : BlueZInterface.gattCharacteristic1,
-            member: BlueZMethod.readValue, arguments: arguments, isCharacteristicRead: !descriptor)
+            member: BlueZMethod.readValue, arguments: arguments, isCharacteristicRead: !descriptor,
+            readsWholeValue: !descriptor && offset == 0)
         let reply = try await perform(call, timeout: timeout)
         guard case .bytes(let value)? = reply.body.first else {
             throw BLEError(.protocolError, message: "ReadValue replied (\(reply.signature)), not (ay)")
