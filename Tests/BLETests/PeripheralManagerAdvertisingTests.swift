@@ -52,12 +52,34 @@ struct PeripheralManagerAdvertisingTests {
         }
     }
 
+    @Test("a Release that overtakes RegisterAdvertisement's answer still ends the advertising, once")
+    func releasedBeforeTheAnswer() async throws {
+        try await SimulatorFixture.withManager { fixture, manager in
+            let events = manager.events
+            // The answer comes after the 1-second Timeout expired: Release arrives first.
+            fixture.simulator.inject(SimulatedFault(.registerAdvertisement, action: .delay(.milliseconds(1500))))
+            try await manager.startAdvertising(Advertisement(localName: "brief", timeout: 1))
+            let stopped = try await nextEvent(events, within: .seconds(30)) {
+                if case .advertisingStopped = $0 { true } else { false }
+            }
+            #expect(stopped != nil)
+            #expect(await !manager.isAdvertising)
+            #expect(fixture.simulator.advertisements.isEmpty)
+            // Usable afterwards: a new advertisement registers and stops normally.
+            try await manager.startAdvertising(Advertisement(localName: "again"))
+            #expect(await manager.isAdvertising)
+            try await manager.stopAdvertising()
+        }
+    }
+
     @Test("When the Timeout expires bluetoothd calls Release: advertisingStopped")
     func releasedOnTimeout() async throws {
         try await SimulatorFixture.withManager { fixture, manager in
             let events = manager.events
             try await manager.startAdvertising(Advertisement(localName: "brief", timeout: 1))
-            let stopped = try await nextEvent(events) { if case .advertisingStopped = $0 { true } else { false } }
+            let stopped = try await nextEvent(events, within: .seconds(30)) {
+                if case .advertisingStopped = $0 { true } else { false }
+            }
             #expect(stopped != nil)
             #expect(await !manager.isAdvertising)
             #expect(fixture.simulator.advertisements.isEmpty)

@@ -45,12 +45,16 @@ extension PeripheralManager {
     public var isAdvertising: Bool { advertisement != nil }
 
     func registerAdvertisement(_ data: Advertisement) async throws(BLEError) {
+        releasedWhileRegistering = false
+        defer { releasedWhileRegistering = nil }
         do throws(BLEError) {
             _ = try await session.call(
                 adapterPath, BlueZInterface.leAdvertisingManager1, BlueZMethod.registerAdvertisement,
                 [.objectPath(Self.advertisementPath), .dictionary(key: .string, value: .variant, [])],
                 timeout: options.callTimeout)
             advertisement = data
+            // Registered and already expired: the release is reported now, in its order.
+            if releasedWhileRegistering == true { advertisementReleased() }
         } catch  where error.dbusErrorName == BlueZErrorName.failed {
             // "Failed to parse advertisement." and kernel refusals (e.g. too long for 31 bytes).
             throw BLEError(.invalidArguments, message: error.message, dbusErrorName: error.dbusErrorName)
@@ -95,7 +99,10 @@ extension PeripheralManager {
 
     /// `Release()`: bluetoothd dropped the advertisement (its `Timeout` expired).
     func advertisementReleased() {
-        guard advertisement != nil else { return }
+        guard advertisement != nil else {
+            if releasedWhileRegistering != nil { releasedWhileRegistering = true }
+            return
+        }
         advertisement = nil
         session.connection.unexport(Self.advertisementPath)
         eventBroadcast.yield(.advertisingStopped)

@@ -67,6 +67,10 @@ public actor PeripheralManager {
     var nextServiceID = 1
     var applicationRegistered = false
     var advertisement: Advertisement?
+    /// Where the `Release()` of an advertisement not yet answered for goes: bluetoothd may
+    /// expire a short `Timeout` before this actor has taken RegisterAdvertisement's reply
+    /// (the two race across the bus and the actor). `nil` while no registration is under way.
+    var releasedWhileRegistering: Bool?
     var follower: Task<Void, Never>?
     var gateBusy = false
     var gateWaiters: [CheckedContinuation<Void, Never>] = []

@@ -19,6 +19,9 @@ public struct SimulatedFault: Sendable, Hashable {
         case acquire
         /// `Adapter1.StartDiscovery`
         case startDiscovery
+        /// `LEAdvertisingManager1.RegisterAdvertisement`: the answer, once the advertisement is
+        /// registered (its `Timeout` already runs)
+        case registerAdvertisement
     }
 
     /// What happens to a matching operation.
