@@ -103,6 +103,8 @@ struct ScanTests {
             #expect(advertisement.txPower == -8)
             #expect(advertisement.appearance == 0x0341)
             #expect(advertisement.isConnectable == nil, "BlueZ does not say")
+            // LE General Discoverable and BR/EDR Not Supported, where the daemon reports flags.
+            #expect(advertisement.flags == (profile.advertisingFlags ? 0x06 : nil))
             await central.close()
         }
     }

@@ -32,6 +32,9 @@ public struct AdvertisementData: Sendable, Hashable {
     public var isConnectable: Bool?
     /// The GAP appearance value.
     public var appearance: UInt16?
+    /// The AD Flags (discoverable modes, BR/EDR support: Core Specification Supplement 1.3),
+    /// `nil` when BlueZ does not report them (before 5.78, or a device known only from storage).
+    public var flags: UInt8?
 
     init(_ device: DeviceAdvertisement) {
         localName = device.name
@@ -43,5 +46,6 @@ public struct AdvertisementData: Sendable, Hashable {
         txPower = device.txPower
         isConnectable = nil
         appearance = device.appearance
+        flags = device.advertisingFlags?.first
     }
 }

@@ -24,6 +24,8 @@ public struct DeviceAdvertisement: Sendable, Hashable {
     public var txPower: Int16?
     /// `Appearance` `q`, optional.
     public var appearance: UInt16?
+    /// `AdvertisingFlags` `ay`: the AD Flags, absent before BlueZ 5.78 (experimental there).
+    public var advertisingFlags: Data?
 
     /// Decodes the advertised properties from a device's `Device1` properties (values as the
     /// object tree holds them, or still in their variants).
@@ -41,5 +43,6 @@ public struct DeviceAdvertisement: Sendable, Hashable {
         serviceData = try reader.optionalByteMap(Key.serviceData)
         txPower = try reader.optional(Key.txPower)
         appearance = try reader.optional(Key.appearance)
+        advertisingFlags = try reader.optional(Key.advertisingFlags)
     }
 }
