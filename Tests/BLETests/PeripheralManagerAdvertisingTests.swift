@@ -52,19 +52,12 @@ struct PeripheralManagerAdvertisingTests {
         }
     }
 
-    @Test("a Release that overtakes RegisterAdvertisement's answer still ends the advertising, once")
+    @Test("a Release that overtakes RegisterAdvertisement's answer still ends the advertising")
     func releasedBeforeTheAnswer() async throws {
         try await SimulatorFixture.withManager { fixture, manager in
-            let events = manager.events
             // The answer comes after the 1-second Timeout expired: Release arrives first.
             fixture.simulator.inject(SimulatedFault(.registerAdvertisement, action: .delay(.milliseconds(1500))))
-            try await manager.startAdvertising(Advertisement(localName: "brief", timeout: 1))
-            let stopped = try await nextEvent(events, within: .seconds(30)) {
-                if case .advertisingStopped = $0 { true } else { false }
-            }
-            #expect(stopped != nil)
-            #expect(await !manager.isAdvertising)
-            #expect(fixture.simulator.advertisements.isEmpty)
+            try await expectBriefAdvertisementEnds(fixture, manager)
             // Usable afterwards: a new advertisement registers and stops normally.
             try await manager.startAdvertising(Advertisement(localName: "again"))
             #expect(await manager.isAdvertising)
@@ -75,15 +68,20 @@ struct PeripheralManagerAdvertisingTests {
     @Test("When the Timeout expires bluetoothd calls Release: advertisingStopped")
     func releasedOnTimeout() async throws {
         try await SimulatorFixture.withManager { fixture, manager in
-            let events = manager.events
-            try await manager.startAdvertising(Advertisement(localName: "brief", timeout: 1))
-            let stopped = try await nextEvent(events, within: .seconds(30)) {
-                if case .advertisingStopped = $0 { true } else { false }
-            }
-            #expect(stopped != nil)
-            #expect(await !manager.isAdvertising)
-            #expect(fixture.simulator.advertisements.isEmpty)
+            try await expectBriefAdvertisementEnds(fixture, manager)
         }
+    }
+
+    /// Advertises with a 1-second `Timeout` and expects bluetoothd's Release to end it.
+    private func expectBriefAdvertisementEnds(_ fixture: SimulatorFixture, _ manager: PeripheralManager) async throws {
+        let events = manager.events
+        try await manager.startAdvertising(Advertisement(localName: "brief", timeout: 1))
+        let stopped = try await nextEvent(events, within: .seconds(30)) {
+            if case .advertisingStopped = $0 { true } else { false }
+        }
+        #expect(stopped != nil)
+        #expect(await !manager.isAdvertising)
+        #expect(fixture.simulator.advertisements.isEmpty)
     }
 
     @Test("What the adapter does not list is notSupported; what bluetoothd cannot parse is invalidArguments")
