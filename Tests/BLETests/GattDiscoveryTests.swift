@@ -118,6 +118,53 @@ struct GattDiscoveryTests {
         }
     }
 
+    @Test("a reconnection discovers the same objects, built once; a services change builds new ones")
+    func keptAcrossReconnections() async throws {
+        try await Self.run { fixture, central, peripheral in
+            let before = try await peripheral.discoverServices()
+            try await peripheral.disconnect()
+            _ = try await central.connect(peripheral.id)
+            let after = try await peripheral.discoverServices()
+            #expect(after.map(\.id) == before.map(\.id))
+            let pairs = zip(before.flatMap(\.characteristics), after.flatMap(\.characteristics))
+            #expect(pairs.allSatisfy { $0 === $1 }, "the peripheral keeps the objects it handed out")
+
+            // A new database (Service Changed): discovery hands out new objects.
+            let events = peripheral.events
+            try fixture.simulator.updatePeripheral(address: Self.sensor, ServicesChangedTests.newDatabase)
+            _ = try await first(events) { $0 == .servicesChanged }
+            let changed = try await peripheral.discoverServices()
+            let replacement = try #require(
+                changed.flatMap(\.characteristics).first { $0.uuid == BluetoothUUID("2A97") })
+            #expect(!before.flatMap(\.characteristics).contains { $0 === replacement })
+            #expect(try await peripheral.discoverServices().flatMap(\.characteristics).contains { $0 === replacement })
+        }
+    }
+
+    @Test("releasing the central releases its peripherals and the characteristics they keep")
+    func releasedWithTheCentral() async throws {
+        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+            weak var weakPeripheral: Peripheral?
+            weak var weakCharacteristic: Characteristic?
+            do {
+                let central = try await Central(bus: .address(fixture.bus.address), adapter: "hci0")
+                let peripheral = try await central.connect(try PeripheralID(address: Self.sensor))
+                weakCharacteristic = try await peripheral.characteristic(
+                    BluetoothUUID("2A38"), in: BluetoothUUID("180D"))
+                weakPeripheral = peripheral
+                try await peripheral.disconnect()
+                await central.close()
+            }
+            // Release runs as the last task holding them ends: wait a moment for it.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while weakPeripheral != nil || weakCharacteristic != nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(weakPeripheral == nil)
+            #expect(weakCharacteristic == nil)
+        }
+    }
+
     @Test("a characteristic that is not there is notFound")
     func notFound() async throws {
         try await Self.run { _, _, peripheral in

@@ -82,6 +82,9 @@ public actor Central {
     deinit {
         follower?.cancel()
         stateBroadcast.finish()
+        // A peripheral's discovered characteristics hold it: without this, the peripherals
+        // (and their characteristics) would outlive the central.
+        for peripheral in peripherals.values { peripheral.forgetDiscoveredServices() }
         session.close()
     }
 

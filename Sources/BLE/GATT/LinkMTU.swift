@@ -32,6 +32,9 @@ final class LinkMTU: Sendable {
         state.withLock { $0.up && !$0.current ? $0.link : nil }
     }
 
+    /// Whether the mirror holds the MTU of the link that is up.
+    var isCurrent: Bool { state.withLock { $0.up && $0.current } }
+
     /// The link that a read made during the resolution belongs to.
     var link: UInt64 { state.withLock { $0.link } }
 

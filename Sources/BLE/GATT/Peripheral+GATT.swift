@@ -7,28 +7,45 @@ extension Peripheral {
 
     /// The peripheral's services (optionally only those with `uuids`), with their
     /// characteristics and descriptors, as BlueZ resolved them.
+    ///
+    /// The same ``Characteristic`` objects come back while the services stay (as Core
+    /// Bluetooth's `CBPeripheral.services` keeps its objects): the peripheral holds them, so
+    /// a discovery after a reconnection builds nothing.
     public func discoverServices(_ uuids: [BluetoothUUID]? = nil) throws(BLEError) -> [Service] {
         guard connectionState == .connected else { throw BLEError(.notConnected, message: "not connected") }
-        return currentLayout().services.compactMap { entry -> Service? in
-            if let uuids, !uuids.contains(entry.uuid) { return nil }
-            return Service(
-                uuid: entry.uuid, isPrimary: entry.isPrimary, handle: entry.handle,
-                includedServices: entry.includedServices,
-                characteristics: entry.characteristics.map { characteristicObject($0, serviceUUID: entry.uuid) },
-                path: entry.path)
+        let devicePath = self.devicePath
+        let version = session.read { $0.gattLayoutVersion(of: devicePath) }
+        let all: [Service]
+        if let kept = discovered.withLock({ $0 }), kept.version == version {
+            all = kept.services
+        } else {
+            let layout = currentLayout(version: version)
+            all = layout.services.map { entry in
+                Service(
+                    uuid: entry.uuid, isPrimary: entry.isPrimary, handle: entry.handle,
+                    includedServices: entry.includedServices,
+                    characteristics: entry.characteristics.map { characteristicObject($0, serviceUUID: entry.uuid) },
+                    path: entry.path)
+            }
+            discovered.withLock { $0 = (layout.version, all) }
         }
+        guard let uuids else { return all }
+        return all.filter { uuids.contains($0.uuid) }
     }
 
     /// The decoded layout of the device's objects: the one kept, unless the mirror's objects
-    /// below the device changed since it was taken.
-    private func currentLayout() -> GattLayout {
-        let devicePath = self.devicePath
-        if let kept = gatt.layout, session.read({ $0.gattLayoutVersion(of: devicePath) }) == kept.version {
-            return kept
-        }
-        let layout = GattLayout(device: devicePath, tree: session.tree)
+    /// below the device changed since it was taken (`version` is the mirror's now).
+    private func currentLayout(version: UInt64) -> GattLayout {
+        if let kept = gatt.layout, version == kept.version { return kept }
+        let layout = session.read { GattLayout(device: devicePath, tree: $0) }
         gatt.layout = layout
         return layout
+    }
+
+    /// Lets go of the services last discovered: their characteristic objects hold this
+    /// peripheral, so the central does this when it goes (and a services change does it too).
+    nonisolated func forgetDiscoveredServices() {
+        discovered.withLock { $0 = nil }
     }
 
     /// The first characteristic `uuid` of the first service `service`.
@@ -59,6 +76,7 @@ extension Peripheral {
     func invalidateServices() -> Bool {
         let tree = session.tree
         var invalidated = false
+        forgetDiscoveredServices()
         for path in gatt.characteristics.keys
         where !tree.contains(path, implementing: BlueZInterface.gattCharacteristic1) {
             if let stale = gatt.characteristics.removeValue(forKey: path)?.value {

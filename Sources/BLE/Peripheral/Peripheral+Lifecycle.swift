@@ -138,8 +138,11 @@ extension Peripheral {
 
     // MARK: Running the machine
 
-    /// Runs the machine's actions; the state follows its phase first.
+    /// Runs the machine's actions; the state follows its phase first. What the actions bring
+    /// back at once (a call failing before it is sent) is taken after them, in order.
     func runLink(_ actions: [Lifecycle.Action]) {
+        let outermost = !isRunningLinkActions
+        isRunningLinkActions = true
         connectionState = lifecycle.phase
         for action in actions { perform(action) }
         // A connect that ended leaves its deadline set for up to its whole timeout otherwise.
@@ -147,6 +150,12 @@ extension Peripheral {
             linkTimers[timer] = nil
             session.connection.cancelScheduled(id)
         }
+        guard outermost else { return }
+        while !deferredEntries.isEmpty {
+            let work = deferredEntries.removeFirst()
+            work(self)
+        }
+        isRunningLinkActions = false
     }
 
     private func perform(_ action: Lifecycle.Action) {
@@ -197,8 +206,10 @@ extension Peripheral {
             linkDownHook(reason)
         case .announce(let event):
             eventBroadcast.yield(event)
-            // The resolution read this link's MTU: announced after the link, if it is new.
-            if event == .connected { announceMTUIfChanged() }
+            // When the resolution read this link's MTU, it is announced after the link, if it is
+            // new. The usual reconnection read nothing (the mirror still holds the last link's
+            // value): its MTU is announced when first read (``readLinkMTUIfNeeded()``).
+            if event == .connected, linkMTU.isCurrent { announceMTUIfChanged() }
         case .scheduleReconnect(let attempt):
             let delay = lifecycle.policy.delay(attempt: attempt)
             eventBroadcast.yield(.reconnecting(attempt: attempt, after: delay))
@@ -240,7 +251,7 @@ extension Peripheral {
     /// Reports an event from the I/O thread (a reply, a wake-up) to the actor, which feeds it
     /// with the device as the mirror holds it then.
     private nonisolated func report(_ event: @escaping LifecycleEvent) {
-        Task(executorPreference: session.connection.executor) { await self.feed(event) }
+        enter { $0.feed(event) }
     }
 
     private func feed(_ event: LifecycleEvent) {

@@ -31,10 +31,20 @@ public actor Peripheral {
     var linkTimers: [Lifecycle.Timer: UInt64] = [:]
     /// The delay before the next reconnect attempt, while one runs.
     var reconnectDelay: Task<Void, Never>?
-    var follower: Task<Void, Never>?
+    /// Whether the session tells this peripheral of its device's events (see ``follow()``).
+    var isFollowing = false
+    /// Whether ``runLink(_:)`` is running the machine's actions: a reply or signal that an
+    /// action brings back synchronously waits in ``deferredEntries`` until they are done.
+    var isRunningLinkActions = false
+    /// Work that came in while the link's actions ran, in arrival order (see ``enter(_:)``).
+    var deferredEntries: [@Sendable (isolated Peripheral) -> Void] = []
     var lastDisconnectReason: DisconnectReason?
     /// The GATT bookkeeping kept on the actor (see Peripheral+GATT.swift).
     var gatt = GattClientState()
+    /// The services last discovered and the mirror's layout version they were built at,
+    /// kept while it stays (see ``discoverServices(_:)``). Outside the actor's state, so
+    /// that the central can let go of them as it goes.
+    nonisolated let discovered = PosixMutex<(version: UInt64, services: [Service])?>(nil)
     /// The bus rules that bring subscribed characteristics' changes, by characteristic: one
     /// while its notify session lives (see ``BlueZSession/followCharacteristic(_:)``).
     var followedCharacteristics: [ObjectPath: SignalHandlerSubscription] = [:]
@@ -73,24 +83,20 @@ public actor Peripheral {
 
     deinit {
         session.stopRoutingValues(of: devicePath, to: client)
-        follower?.cancel()
+        session.forgetObserver(of: devicePath)
         for subscription in followedCharacteristics.values { subscription.cancel() }
         reconnectDelay?.cancel()
         for id in linkTimers.values { session.connection.cancelScheduled(id) }
         eventBroadcast.finish()
     }
 
-    /// Starts following the device's objects (once).
+    /// Starts following the device's objects (once): the session tells this actor of each
+    /// change as it applies it (see ``DeviceObserver``).
     func follow() {
-        guard follower == nil else { return }
-        let events = session.events(under: devicePath)
-        lastKnownPaired = (try? session.tree.device(at: devicePath))??.paired ?? false
-        follower = Task(executorPreference: session.connection.executor) { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.handle(event)
-            }
-        }
+        guard !isFollowing else { return }
+        isFollowing = true
+        lastKnownPaired = session.read { (try? $0.device(at: devicePath)) ?? nil }?.paired ?? false
+        session.observe(device: devicePath, self)
     }
 
     // MARK: Public state
@@ -115,7 +121,7 @@ public actor Peripheral {
 
     // MARK: Following the device
 
-    private func handle(_ event: SessionEvent) {
+    func handle(_ event: SessionEvent) {
         switch event {
         case .daemonGone:
             lastDisconnectReason = nil

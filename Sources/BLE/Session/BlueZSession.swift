@@ -28,6 +28,8 @@ final class BlueZSession: Sendable {
         /// Where each device's `GattCharacteristic1.Value` changes go (its peripheral's GATT
         /// client), by device path.
         var valueSinks: [Substring: WeakValueSink] = [:]
+        /// Who follows each device and the objects below it (its peripheral), by device path.
+        var observers: [Substring: WeakDeviceObserver] = [:]
         var closed = false
         /// The bus connection itself closed under the session (not by ``close()``).
         var busLost = false
@@ -196,6 +198,7 @@ final class BlueZSession: Sendable {
                 state.listeners.removeAll()
                 state.subscription = nil
                 state.valueSinks.removeAll()
+                state.observers.removeAll()
                 state.closed = true
             }
             return (state.subscription, Array(state.listeners.values))
@@ -371,6 +374,30 @@ final class BlueZSession: Sendable {
         weak var sink: (any GattValueSink)?
     }
 
+    /// Tells `observer` of every event about `device` and the objects below it, and of
+    /// bluetoothd or the bus coming and going, from now on (one per device: a later one
+    /// replaces it). See ``DeviceObserver``.
+    func observe(device: ObjectPath, _ observer: any DeviceObserver) {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.observers[Substring(device.rawValue)] = WeakDeviceObserver(observer: observer)
+        }
+    }
+
+    /// Forgets the observer of `device` once it is gone (its deinitializer calls this; one
+    /// that replaced it stays).
+    func forgetObserver(of device: ObjectPath) {
+        state.withLock { state in
+            let key = Substring(device.rawValue)
+            if state.observers[key] != nil, state.observers[key]?.observer == nil { state.observers[key] = nil }
+        }
+    }
+
+    /// The session does not keep a peripheral alive.
+    struct WeakDeviceObserver {
+        weak var observer: (any DeviceObserver)?
+    }
+
     private func resync(owner: BusName) async {
         state.withLock { state in
             state.owner = owner
@@ -523,10 +550,41 @@ final class BlueZSession: Sendable {
     }
 
     private func broadcast(_ event: SessionEvent) {
-        let listeners = state.withLock { Array($0.listeners.values) }
+        let (listeners, observers) = state.withLock { state in
+            (state.listeners.isEmpty ? [] : Array(state.listeners.values), Self.observers(of: event, in: state))
+        }
         for listener in listeners
         where listener.prefix.map({ listener.exact ? event.concerns(exactly: $0) : event.concerns($0) }) ?? true {
             listener.buffer.yield(event)
+        }
+        for observer in observers { observer.sessionEvent(event) }
+    }
+
+    /// The observers `event` concerns: those of the devices it changed (or whose signal it
+    /// is), or all of them when bluetoothd or the bus comes or goes. Found by path, with one
+    /// look-up per device the event touches.
+    private static func observers(of event: SessionEvent, in state: State) -> [any DeviceObserver] {
+        guard !state.observers.isEmpty else { return [] }
+        switch event {
+        case .daemonGone, .daemonBack:
+            return state.observers.values.compactMap(\.observer)
+        case .signal(let message):
+            guard let path = message.path, let device = BlueZPath.deviceText(containing: path),
+                let observer = state.observers[device]?.observer
+            else { return [] }
+            return [observer]
+        case .tree(_, let changes, _):
+            var found: [any DeviceObserver] = []
+            var previous: Substring?
+            for change in changes {
+                guard let device = BlueZPath.deviceText(containing: change.path), device != previous else { continue }
+                previous = device
+                guard let observer = state.observers[device]?.observer,
+                    !found.contains(where: { $0 === observer })
+                else { continue }
+                found.append(observer)
+            }
+            return found
         }
     }
 

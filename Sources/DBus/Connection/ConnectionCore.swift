@@ -44,6 +44,9 @@ final class ConnectionCore: Sendable {
     let wakeFD: Int32
     let objects: PosixMutex<ObjectTable>
     let nextID = Atomic<UInt64>(1)
+    /// The I/O thread (its `pthread_t`), set once it starts: code handed a reply or a signal
+    /// tells from it whether it may act on the connection's actors at once (``isOnIOThread``).
+    private let ioThread = Atomic<UInt>(0)
     let counters = ConnectionCounters()
     let options: ConnectionOptions
 
@@ -58,6 +61,13 @@ final class ConnectionCore: Sendable {
     deinit { Glibc.close(wakeFD) }
 
     func makeID() -> UInt64 { nextID.wrappingAdd(1, ordering: .relaxed).oldValue }
+
+    /// Marks the calling thread as the I/O thread (called by the loop as it starts).
+    func adoptCurrentThread() { ioThread.store(UInt(pthread_self()), ordering: .releasing) }
+
+    /// Whether the caller runs on the I/O thread: the thread that runs the connection's jobs,
+    /// tasks and callbacks, and the actors whose executor it is.
+    var isOnIOThread: Bool { ioThread.load(ordering: .acquiring) == UInt(pthread_self()) }
 
     /// Queues `job` for the I/O thread; returns false once the connection is closed, in which
     /// case the job will never run and the caller must finish whatever it was for.

@@ -30,6 +30,14 @@ public final class ConnectionExecutor: TaskExecutor, SerialExecutor {
         UnownedTaskExecutor(ordinary: self)
     }
 
-    /// Whether the caller runs on this connection's I/O thread.
-    public func checkIsolated() {}
+    /// Whether the caller runs on this connection's I/O thread: `assumeIsolated` on an actor
+    /// of this executor traps anywhere else.
+    public func checkIsolated() {
+        precondition(core.isOnIOThread, "not on the bus connection's I/O thread")
+    }
+
+    /// Whether the caller runs on this connection's I/O thread, where the actors of this
+    /// executor may be entered synchronously (with `assumeIsolated`) when no job of theirs is
+    /// running: code the loop calls back (a reply, a signal, a timer) runs between jobs.
+    public var isCurrent: Bool { core.isOnIOThread }
 }

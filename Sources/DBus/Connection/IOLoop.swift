@@ -84,6 +84,7 @@ final class IOLoop {
         core: ConnectionCore, executor: ConnectionExecutor, bus: Connection.Bus,
         opened: @escaping @Sendable (Result<BusName, DBusError>) -> Void
     ) {
+        core.adoptCurrentThread()
         let loop = IOLoop(core: core, executor: executor)
         loop.bus = bus
         switch loop.open(bus) {

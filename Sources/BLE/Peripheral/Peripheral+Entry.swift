@@ -1,0 +1,34 @@
+import DBus
+
+extension Peripheral: DeviceObserver {
+    /// A change of the device or its objects, from the session (see ``DeviceObserver``).
+    nonisolated func sessionEvent(_ event: SessionEvent) {
+        enter { $0.handle(event) }
+    }
+
+    /// Runs `work` on the actor. The loop calls back (a reply, a signal, a wake-up) on its I/O
+    /// thread, which is this actor's executor, between jobs: no job of the actor runs then, so
+    /// the work runs at once, with no task spawned and no hop, and sees the mirror as it is at
+    /// that message. Anywhere else (a connection closed already runs its callbacks on other
+    /// threads) it goes through a task on the executor.
+    ///
+    /// Work brought back synchronously by one of the link's own actions (a call that fails
+    /// before it is sent) waits until those actions are done (``runLink(_:)``), so the machine
+    /// sees its events one at a time, in order.
+    nonisolated func enter(_ work: @escaping @Sendable (isolated Peripheral) -> Void) {
+        let executor = session.connection.executor
+        guard executor.isCurrent else {
+            Task(executorPreference: executor) { await self.run(work) }
+            return
+        }
+        assumeIsolated { peripheral in peripheral.run(work) }
+    }
+
+    private func run(_ work: @escaping @Sendable (isolated Peripheral) -> Void) {
+        guard !isRunningLinkActions else {
+            deferredEntries.append(work)
+            return
+        }
+        work(self)
+    }
+}

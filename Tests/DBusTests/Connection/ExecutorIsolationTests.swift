@@ -1,0 +1,50 @@
+import Synchronization
+import Testing
+
+@testable import DBus
+
+/// The I/O thread as the executor of actors: code the loop calls back (a wake-up here, a reply
+/// or signal in the BLE layer) runs on that thread between jobs, so it may enter an actor of
+/// the executor synchronously (`assumeIsolated`), and only there.
+@Suite struct ExecutorIsolationTests {
+    /// An actor that runs where the connection does its I/O, as the BLE layer's actors do.
+    actor Counter {
+        let executor: ConnectionExecutor
+        private(set) var count = 0
+
+        init(executor: ConnectionExecutor) { self.executor = executor }
+
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+        func increment() { count += 1 }
+    }
+
+    @Test("the executor knows its thread: tasks preferring it run there, others do not")
+    func knowsItsThread() async throws {
+        try await withConnections(1) { _, connections in
+            let executor = connections[0].executor
+            #expect(!executor.isCurrent)
+            let inside = await withTaskExecutorPreference(executor) { executor.isCurrent }
+            #expect(inside)
+            let detached = await Task.detached { executor.isCurrent }.value
+            #expect(!detached)
+        }
+    }
+
+    @Test("a loop callback enters an actor of the executor at once, with no task")
+    func callbackEntersTheActor() async throws {
+        try await withConnections(1) { _, connections in
+            let connection = connections[0]
+            let counter = Counter(executor: connection.executor)
+            let entered = Atomic<Int>(0)
+            connection.schedule(after: .zero) {
+                guard connection.executor.isCurrent else { return }
+                counter.assumeIsolated { $0.increment() }
+                entered.add(1, ordering: .relaxed)
+            }
+            let ran = try await eventually { entered.load(ordering: .relaxed) == 1 }
+            #expect(ran)
+            #expect(await counter.count == 1)
+        }
+    }
+}

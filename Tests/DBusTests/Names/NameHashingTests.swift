@@ -1,0 +1,50 @@
+import Testing
+
+@testable import DBus
+
+/// The name types hash their bytes as one word (``NameHashing``): equal names hash equal
+/// however their text was built, and sets and dictionaries of them keep working.
+@Suite struct NameHashingTests {
+    @Test("equal paths hash equal, whether literal, built or parsed")
+    func equalHashEqual() throws {
+        let literal = try ObjectPath("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010/char0011")
+        let built = try ObjectPath("/org/bluez").appending("hci0").appending("dev_C4_7C_8D_6A_11_22")
+            .appending("service0010").appending("char0011")
+        let parent = try #require(literal.parent)
+        #expect(literal == built)
+        #expect(literal.hashValue == built.hashValue)
+        #expect(parent.hashValue == (try ObjectPath("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010")).hashValue)
+        #expect(ObjectPath.root.hashValue == (try ObjectPath("/")).hashValue)
+        let interface = try InterfaceName("org.bluez.GattCharacteristic1")
+        #expect(interface.hashValue == (try InterfaceName("org.bluez." + "GattCharacteristic1")).hashValue)
+        #expect((try MemberName("ReadValue")).hashValue == (try MemberName("Read" + "Value")).hashValue)
+        #expect((try BusName(":1.42")).hashValue == (try BusName(":1." + "42")).hashValue)
+    }
+
+    @Test("paths that differ in one byte, anywhere, get different digests")
+    func oneByteApart() throws {
+        let base = "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010/char0011"
+        var digests: Set<UInt64> = [NameHashing.digest(base)]
+        for offset in [1, 7, 8, 15, 16, 30, base.utf8.count - 1] {
+            var bytes = Array(base.utf8)
+            bytes[offset] = bytes[offset] == UInt8(ascii: "a") ? UInt8(ascii: "b") : UInt8(ascii: "a")
+            digests.insert(NameHashing.digest(String(decoding: bytes, as: UTF8.self)))
+        }
+        #expect(digests.count == 8)
+        #expect(NameHashing.digest("/a") != NameHashing.digest("/a/"))
+        #expect(NameHashing.digest("") != NameHashing.digest("\0"), "the length is part of the digest")
+    }
+
+    @Test("a dictionary of ten thousand device paths finds each one, and no other")
+    func manyPaths() throws {
+        var index: [ObjectPath: Int] = [:]
+        for number in 0..<10_000 {
+            index[try ObjectPath("/org/bluez/hci0/dev_B0_00_00_00_\(number / 256)_\(number % 256)")] = number
+        }
+        #expect(index.count == 10_000)
+        for number in stride(from: 0, to: 10_000, by: 37) {
+            #expect(index[try ObjectPath("/org/bluez/hci0/dev_B0_00_00_00_\(number / 256)_\(number % 256)")] == number)
+        }
+        #expect(index[try ObjectPath("/org/bluez/hci0/dev_B0_00_00_00_40_0")] == nil)
+    }
+}
