@@ -133,6 +133,12 @@ struct GattDiscoveryTests {
             let events = peripheral.events
             try fixture.simulator.updatePeripheral(address: Self.sensor, ServicesChangedTests.newDatabase)
             _ = try await first(events) { $0 == .servicesChanged }
+            // The old objects go before the new ones come: discovery follows the mirror.
+            try await eventually("the new database is discovered") {
+                (try? await peripheral.discoverServices())?.flatMap(\.characteristics).contains {
+                    $0.uuid == BluetoothUUID("2A97")
+                } ?? false
+            }
             let changed = try await peripheral.discoverServices()
             let replacement = try #require(
                 changed.flatMap(\.characteristics).first { $0.uuid == BluetoothUUID("2A97") })

@@ -1,7 +1,7 @@
 import DBus
 
-extension Peripheral: DeviceObserver {
-    /// A change of the device or its objects, from the session (see ``DeviceObserver``).
+extension Peripheral: SessionObserver {
+    /// A change of the device or its objects, from the session (see ``SessionObserver``).
     nonisolated func sessionEvent(_ event: SessionEvent) {
         enter { $0.handle(event) }
     }

@@ -91,7 +91,7 @@ public actor Peripheral {
     }
 
     /// Starts following the device's objects (once): the session tells this actor of each
-    /// change as it applies it (see ``DeviceObserver``).
+    /// change as it applies it (see ``SessionObserver``).
     func follow() {
         guard !isFollowing else { return }
         isFollowing = true

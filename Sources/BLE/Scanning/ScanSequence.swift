@@ -82,113 +82,37 @@ extension Central {
         ScanSequence(central: self, request: ScanRequest(services: services, options: options))
     }
 
-    /// The body of one scan: listen first, then start discovery, then report.
+    /// The body of one scan: observe first, then start discovery, then report. The reporting
+    /// itself is done by the session as it applies each change (``ScanObserver``); this task
+    /// waits for the scan to end (the consumer leaves, or an error) and stops discovery.
     nonisolated func runScan(
         _ request: ScanRequest, into buffer: EventBuffer<Result<Discovery, BLEError>>,
         counters: ScanCounters
     ) async {
-        let events = session.events(under: adapterPath)
+        let observer = ScanObserver(
+            request: request, adapter: adapterName, adapterPath: adapterPath, session: session, buffer: buffer,
+            counters: counters)
+        let token = session.observe(under: adapterPath, observer)
+        defer { session.stopObserving(token) }
         let scanID: UInt64
         do {
             scanID = try await addScan(request)
         } catch {
-            buffer.yield(.failure(error))
+            observer.end(with: error)
             buffer.finish()
             return
         }
-        // Ended from the central when discovery cannot be started again for it: the error goes
-        // first, then the events stop, which ends the loop below.
-        await setScanEnder(scanID) { error in
-            buffer.yield(.failure(error))
-            events.cancel()
-        }
-        var reporter = ScanReporter(request: request, adapter: adapterName)
-        let emit: (Discovery) -> Void = { discovery in
-            if case .dropped = buffer.yield(.success(discovery)) { counters.dropped.add(1, ordering: .relaxed) }
-        }
-        for path in session.tree.devicePaths(of: adapterPath) {
-            if let discovery = reporter.consider(path, in: session.tree, advertised: true) { emit(discovery) }
-        }
-        loop: for await event in events {
-            switch event {
-            case .daemonGone:
-                buffer.yield(.failure(session.unavailable))
-                break loop
-            case .tree(_, let changes, _):
-                let tree = session.tree
-                if !session.daemonStatus.present {
-                    // The tree is reset (this event) before the session says bluetoothd left.
-                    buffer.yield(.failure(session.unavailable))
-                    break loop
-                }
-                // Only a change of the adapter itself can power it off: the adapter's
-                // properties are not decoded for every advertisement.
-                let adapterChanged = changes.contains { $0.path == adapterPath }
-                if adapterChanged, (try? tree.adapter(at: adapterPath))??.powered != true {
-                    buffer.yield(
-                        .failure(BLEError(.poweredOff, message: "the adapter powered off during a scan")))
-                    break loop
-                }
-                for change in changes where change.interface == BlueZInterface.device1 {
-                    switch change {
-                    case .added(let path, _):
-                        if let discovery = reporter.consider(path, in: tree, advertised: true) { emit(discovery) }
-                    case .changed(let path, _, let keys, _):
-                        // Invalidation alone (RSSI gone at StopDiscovery) is no advertisement (Q9).
-                        let advertised = !Set(keys).isDisjoint(with: ScanReporter.advertisementKeys)
-                        if advertised, let discovery = reporter.consider(path, in: tree, advertised: true) {
-                            emit(discovery)
-                        }
-                    case .removed(let path, _):
-                        reporter.forget(path)
-                    }
-                }
-            default:
-                continue
-            }
+        // Ended from the central when discovery cannot be started again for it.
+        await setScanEnder(scanID) { error in observer.end(with: error) }
+        observer.start()
+        _ = await withTaskCancellationHandler {
+            await observer.ended.wait()
+        } onCancel: {
+            observer.end(with: nil)
         }
         buffer.finish()
         // Scans end by cancellation: leave the discovery from a task that is not cancelled,
         // or StopDiscovery would never be sent.
         await Task(executorPreference: session.connection.executor) { await self.removeScan(scanID) }.value
     }
-}
-
-/// Decides which device changes a scan reports (its client-side filter and duplicate rule).
-struct ScanReporter {
-    let request: ScanRequest
-    let adapter: String
-    private var reported: [ObjectPath: AdvertisementData] = [:]
-
-    static let advertisementKeys: Set<String> = [
-        "RSSI", "ManufacturerData", "ServiceData", "TxPower", "Name", "UUIDs", "AdvertisingData", "Appearance",
-    ]
-
-    init(request: ScanRequest, adapter: String) {
-        self.request = request
-        self.adapter = adapter
-    }
-
-    mutating func consider(_ path: ObjectPath, in tree: BlueZObjectTree, advertised: Bool) -> Discovery? {
-        guard advertised, let device = try? tree.advertisement(at: path), let rssi = device.rssi else { return nil }
-        let advertisement = AdvertisementData(device)
-        if !request.services.isEmpty && Set(advertisement.serviceUUIDs).isDisjoint(with: request.services) {
-            return nil
-        }
-        if let threshold = request.options.rssiThreshold, rssi < threshold { return nil }
-        if let prefix = request.options.namePrefix, !(advertisement.localName?.hasPrefix(prefix) ?? false) {
-            return nil
-        }
-        // Stored and compared in one look-up: this runs for every advertisement.
-        if let previous = reported.updateValue(advertisement, forKey: path), !request.options.allowDuplicates,
-            previous == advertisement
-        {
-            return nil
-        }
-        return Discovery(
-            id: PeripheralID(adapter: adapter, bluetoothAddress: device.address), rssi: rssi,
-            advertisement: advertisement, timestamp: Date())
-    }
-
-    mutating func forget(_ path: ObjectPath) { reported[path] = nil }
 }

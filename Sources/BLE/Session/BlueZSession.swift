@@ -29,7 +29,10 @@ final class BlueZSession: Sendable {
         /// client), by device path.
         var valueSinks: [Substring: WeakValueSink] = [:]
         /// Who follows each device and the objects below it (its peripheral), by device path.
-        var observers: [Substring: WeakDeviceObserver] = [:]
+        var observers: [ObjectPath: WeakObserver] = [:]
+        /// Who follows a whole subtree (a scan, its adapter's), with the token
+        /// ``observe(under:_:)`` returned: an array, which each event reads without a copy.
+        var subtreeObservers: [(token: UInt64, prefix: ObjectPath, observer: any SessionObserver)] = []
         var closed = false
         /// The bus connection itself closed under the session (not by ``close()``).
         var busLost = false
@@ -193,18 +196,20 @@ final class BlueZSession: Sendable {
 
     /// Stops following bluetoothd and closes the bus connection; listeners' streams end.
     func close() {
-        let (subscription, listeners) = state.withLock { state in
+        let (subscription, listeners, observers) = state.withLock { state in
             defer {
                 state.listeners.removeAll()
                 state.subscription = nil
                 state.valueSinks.removeAll()
                 state.observers.removeAll()
+                state.subtreeObservers.removeAll()
                 state.closed = true
             }
-            return (state.subscription, Array(state.listeners.values))
+            return (state.subscription, Array(state.listeners.values), state.subtreeObservers.map(\.observer))
         }
         subscription?.cancel()
         for listener in listeners { listener.buffer.finish() }
+        for observer in observers { observer.sessionEnded() }
         connection.close()
     }
 
@@ -233,11 +238,15 @@ final class BlueZSession: Sendable {
         broadcast(.daemonGone)
         // Closed for good (no reconnection): nothing will follow, every listener ends.
         guard connection.isClosed else { return }
-        let listeners = state.withLock { state in
-            defer { state.listeners.removeAll() }
-            return Array(state.listeners.values)
+        let (listeners, observers) = state.withLock { state in
+            defer {
+                state.listeners.removeAll()
+                state.subtreeObservers.removeAll()
+            }
+            return (Array(state.listeners.values), state.subtreeObservers.map(\.observer))
         }
         for listener in listeners { listener.buffer.finish() }
+        for observer in observers { observer.sessionEnded() }
     }
 
     /// The error of a call made while bluetoothd is away: it left the bus (and may come
@@ -376,26 +385,49 @@ final class BlueZSession: Sendable {
 
     /// Tells `observer` of every event about `device` and the objects below it, and of
     /// bluetoothd or the bus coming and going, from now on (one per device: a later one
-    /// replaces it). See ``DeviceObserver``.
-    func observe(device: ObjectPath, _ observer: any DeviceObserver) {
+    /// replaces it). See ``SessionObserver``.
+    func observe(device: ObjectPath, _ observer: any SessionObserver) {
         state.withLock { state in
             guard !state.closed else { return }
-            state.observers[Substring(device.rawValue)] = WeakDeviceObserver(observer: observer)
+            state.observers[device] = WeakObserver(observer: observer)
         }
+    }
+
+    /// Tells `observer` of every event about `prefix` or what lies below it, and of bluetoothd
+    /// or the bus coming and going, from now on, until ``stopObserving(_:)`` with the token
+    /// returned; the session holds it until then. On a session closed already (or whose bus
+    /// went for good) it is told so at once (``SessionObserver/sessionEnded()``).
+    func observe(under prefix: ObjectPath, _ observer: any SessionObserver) -> UInt64 {
+        let connectionClosed = connection.isClosed
+        let (token, ended) = state.withLock { state -> (UInt64, Bool) in
+            let token = state.nextListener
+            state.nextListener += 1
+            let ended = state.closed || (state.busLost && connectionClosed)
+            if !ended { state.subtreeObservers.append((token, prefix, observer)) }
+            return (token, ended)
+        }
+        if ended { observer.sessionEnded() }
+        return token
+    }
+
+    /// Stops telling the observer of `token` anything.
+    func stopObserving(_ token: UInt64) {
+        state.withLock { $0.subtreeObservers.removeAll { $0.token == token } }
     }
 
     /// Forgets the observer of `device` once it is gone (its deinitializer calls this; one
     /// that replaced it stays).
     func forgetObserver(of device: ObjectPath) {
         state.withLock { state in
-            let key = Substring(device.rawValue)
-            if state.observers[key] != nil, state.observers[key]?.observer == nil { state.observers[key] = nil }
+            if state.observers[device] != nil, state.observers[device]?.observer == nil {
+                state.observers[device] = nil
+            }
         }
     }
 
     /// The session does not keep a peripheral alive.
-    struct WeakDeviceObserver {
-        weak var observer: (any DeviceObserver)?
+    struct WeakObserver {
+        weak var observer: (any SessionObserver)?
     }
 
     private func resync(owner: BusName) async {
@@ -550,42 +582,73 @@ final class BlueZSession: Sendable {
     }
 
     private func broadcast(_ event: SessionEvent) {
-        let (listeners, observers) = state.withLock { state in
-            (state.listeners.isEmpty ? [] : Array(state.listeners.values), Self.observers(of: event, in: state))
+        // Listeners' buffers take the event under the lock (a buffer never calls back into the
+        // session), so no list of them is copied per event; observers run after it, since they
+        // read the mirror.
+        let (devices, subtrees) = state.withLock { state in
+            for listener in state.listeners.values
+            where listener.prefix.map({ listener.exact ? event.concerns(exactly: $0) : event.concerns($0) }) ?? true {
+                listener.buffer.yield(event)
+            }
+            return (Self.deviceObservers(of: event, in: state), state.subtreeObservers)
         }
-        for listener in listeners
-        where listener.prefix.map({ listener.exact ? event.concerns(exactly: $0) : event.concerns($0) }) ?? true {
-            listener.buffer.yield(event)
+        switch devices {
+        case .none: break
+        case .one(let observer): observer.sessionEvent(event)
+        case .many(let observers): for observer in observers { observer.sessionEvent(event) }
         }
-        for observer in observers { observer.sessionEvent(event) }
+        for entry in subtrees where event.concerns(entry.prefix) { entry.observer.sessionEvent(event) }
     }
 
-    /// The observers `event` concerns: those of the devices it changed (or whose signal it
-    /// is), or all of them when bluetoothd or the bus comes or goes. Found by path, with one
-    /// look-up per device the event touches.
-    private static func observers(of event: SessionEvent, in state: State) -> [any DeviceObserver] {
-        guard !state.observers.isEmpty else { return [] }
+    /// The device observers an event concerns: one, for nearly every event, without building
+    /// a list.
+    private enum DeviceObservers {
+        case none
+        case one(any SessionObserver)
+        case many([any SessionObserver])
+
+        mutating func add(_ observer: any SessionObserver) {
+            switch self {
+            case .none: self = .one(observer)
+            case .one(let first): if first !== observer { self = .many([first, observer]) }
+            case .many(var all):
+                guard !all.contains(where: { $0 === observer }) else { return }
+                all.append(observer)
+                self = .many(all)
+            }
+        }
+    }
+
+    /// The observers of the devices `event` concerns: those of the devices it changed (or
+    /// whose signal it is), or all of them when bluetoothd or the bus comes or goes. Found by
+    /// path, with one look-up per device the event touches.
+    private static func deviceObservers(of event: SessionEvent, in state: State) -> DeviceObservers {
+        guard !state.observers.isEmpty else { return .none }
+        var found = DeviceObservers.none
         switch event {
         case .daemonGone, .daemonBack:
-            return state.observers.values.compactMap(\.observer)
+            for entry in state.observers.values { if let observer = entry.observer { found.add(observer) } }
         case .signal(let message):
-            guard let path = message.path, let device = BlueZPath.deviceText(containing: path),
-                let observer = state.observers[device]?.observer
-            else { return [] }
-            return [observer]
+            if let path = message.path, let observer = observer(of: path, in: state) { found.add(observer) }
         case .tree(_, let changes, _):
-            var found: [any DeviceObserver] = []
-            var previous: Substring?
-            for change in changes {
-                guard let device = BlueZPath.deviceText(containing: change.path), device != previous else { continue }
-                previous = device
-                guard let observer = state.observers[device]?.observer,
-                    !found.contains(where: { $0 === observer })
-                else { continue }
-                found.append(observer)
+            var previous: ObjectPath?
+            for change in changes where change.path != previous {
+                previous = change.path
+                if let observer = observer(of: change.path, in: state) { found.add(observer) }
             }
-            return found
         }
+        return found
+    }
+
+    /// The observer of the device that `path` is or lies below: the device's own changes are
+    /// found with one look-up of their path; only an object below it (a service, a
+    /// characteristic) costs the device's path to be cut out and built.
+    private static func observer(of path: ObjectPath, in state: State) -> (any SessionObserver)? {
+        if let entry = state.observers[path] { return entry.observer }
+        guard let device = BlueZPath.deviceText(containing: path), device.utf8.count < path.rawValue.utf8.count else {
+            return nil
+        }
+        return (try? ObjectPath(String(device))).flatMap { state.observers[$0]?.observer }
     }
 
     // MARK: Listening and reading

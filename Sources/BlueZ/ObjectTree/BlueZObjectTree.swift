@@ -117,7 +117,12 @@ public struct BlueZObjectTree: Sendable, Hashable {
             objects[path] = interfaces
             if let parent = path.parent { childIndex[parent, default: []].insert(path) }
             layoutChanged(at: path)
-            return interfaces.keys.sorted().map { .added(path, $0) }
+            // One list, sorted in place: this runs for every advertiser a scan finds.
+            var changes: [ObjectTreeChange] = []
+            changes.reserveCapacity(interfaces.count)
+            for interface in interfaces.keys { changes.append(.added(path, interface)) }
+            changes.sort { $0.interface < $1.interface }
+            return changes
         }
         var changes: [ObjectTreeChange] = []
         for interface in interfaces.keys.sorted() {

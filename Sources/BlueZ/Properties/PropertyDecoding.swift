@@ -29,7 +29,7 @@ struct PropertyDecoding {
         _ key: String, _ value: DBusValue, as type: T.Type = T.self
     ) throws(DBusError) -> T {
         let inner = Self.unwrapped(value)
-        guard inner.type == T.dbusType else { throw mismatch(key, expected: T.dbusType, got: inner) }
+        guard T.hasType(inner) else { throw mismatch(key, expected: T.dbusType, got: inner) }
         do {
             return try T(dbusValue: inner)
         } catch {
@@ -43,9 +43,8 @@ struct PropertyDecoding {
         _ key: String, _ value: DBusValue, keyType: K.Type = K.self
     ) throws(DBusError) -> [K: Data] {
         let inner = Self.unwrapped(value)
-        let expected = DBusType.dictionary(key: K.dbusType, value: .variant)
-        guard inner.type == expected, case .dictionary(_, _, let entries) = inner else {
-            throw mismatch(key, expected: expected, got: inner)
+        guard case .dictionary(let keyType, .variant, let entries) = inner, keyType == K.dbusType else {
+            throw mismatch(key, expected: .dictionary(key: K.dbusType, value: .variant), got: inner)
         }
         var out: [K: Data] = [:]
         out.reserveCapacity(entries.count)
@@ -66,13 +65,13 @@ struct PropertyDecoding {
     /// A dictionary `a{sv}` as `[String: DBusValue]` with the variants unwrapped.
     func decodeVariantDictionary(_ key: String, _ value: DBusValue) throws(DBusError) -> [String: DBusValue] {
         let inner = Self.unwrapped(value)
-        let expected = DBusType.dictionary(key: .string, value: .variant)
-        guard inner.type == expected, case .dictionary(_, _, let entries) = inner else {
-            throw mismatch(key, expected: expected, got: inner)
+        let expected = { DBusType.dictionary(key: .string, value: .variant) }
+        guard case .dictionary(.string, .variant, let entries) = inner else {
+            throw mismatch(key, expected: expected(), got: inner)
         }
         var out: [String: DBusValue] = [:]
         for entry in entries {
-            guard case .string(let name) = entry.key else { throw mismatch(key, expected: expected, got: inner) }
+            guard case .string(let name) = entry.key else { throw mismatch(key, expected: expected(), got: inner) }
             out[name] = Self.unwrapped(entry.value)
         }
         return out

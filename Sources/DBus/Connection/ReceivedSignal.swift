@@ -80,6 +80,19 @@ public struct ReceivedSignal: ~Copyable {
         known: [InterfaceName] = []
     ) -> (path: ObjectPath, interfaces: [InterfaceName: [String: DBusValue]])? {
         guard let signature = dbus_message_get_signature(raw), strcmp(signature, "oa{sa{sv}}") == 0 else { return nil }
+        let read = WireDecoder.withBody(of: raw) { decoder, _ in
+            decoder.string().flatMap { path in
+                decoder.interfaces(known: known, depth: 0).map { (ObjectPath(unchecked: path), $0) }
+            }
+        }
+        return read ?? interfacesAddedThroughIterators(known: known)
+    }
+
+    /// ``interfacesAdded(known:)`` read with libdbus's iterators: what a message the wire
+    /// reader does not take is decoded with.
+    func interfacesAddedThroughIterators(
+        known: [InterfaceName]
+    ) -> (path: ObjectPath, interfaces: [InterfaceName: [String: DBusValue]])? {
         var arguments = DBusMessageIter()
         guard dbus_message_iter_init(raw, &arguments) != 0 else { return nil }
         var pathText: UnsafePointer<CChar>?
@@ -116,6 +129,21 @@ public struct ReceivedSignal: ~Copyable {
         known: [InterfaceName] = []
     ) -> (interface: InterfaceName, changed: [String: DBusValue], invalidated: [String])? {
         guard let signature = dbus_message_get_signature(raw), strcmp(signature, "sa{sv}as") == 0 else { return nil }
+        let read = WireDecoder.withBody(of: raw) { decoder, _ in
+            decoder.interfaceName(known: known).flatMap { name in
+                decoder.properties(depth: 0).flatMap { changed in
+                    decoder.strings().map { (name, changed, $0) }
+                }
+            }
+        }
+        return read ?? propertiesChangedThroughIterators(known: known)
+    }
+
+    /// ``propertiesChanged(known:)`` read with libdbus's iterators (see
+    /// ``interfacesAddedThroughIterators(known:)``).
+    func propertiesChangedThroughIterators(
+        known: [InterfaceName]
+    ) -> (interface: InterfaceName, changed: [String: DBusValue], invalidated: [String])? {
         var arguments = DBusMessageIter()
         guard dbus_message_iter_init(raw, &arguments) != 0 else { return nil }
         var nameText: UnsafePointer<CChar>?

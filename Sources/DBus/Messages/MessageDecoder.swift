@@ -58,6 +58,20 @@ enum MessageDecoder {
     }
 
     static func decodeBody(_ message: OpaquePointer) throws(DBusError) -> [DBusValue] {
+        // Bodies with dictionaries (property maps, object managers) hold many values: read from
+        // the wire form at once (see ``WireDecoder``). Others have a few, which the iterators
+        // read for less than copying the message out would cost.
+        if let signature = dbus_message_get_signature(message), strchr(signature, Int32(UInt8(ascii: "{"))) != nil,
+            let values = WireDecoder.withBody(of: message, { decoder, codes in decoder.body(codes) })
+        {
+            return values
+        }
+        return try decodeBodyThroughIterators(message)
+    }
+
+    /// The body read with libdbus's iterators: every body the wire reader does not take
+    /// (those with file descriptors among them).
+    static func decodeBodyThroughIterators(_ message: OpaquePointer) throws(DBusError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(message, &iter) != 0 else { return [] }
         var values: [DBusValue] = []

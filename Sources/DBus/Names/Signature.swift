@@ -173,21 +173,8 @@ extension Signature {
         private mutating func parseCompleteType(_ depth: Depth) throws(DBusError) -> DBusType {
             let offset = index
             index += 1
+            if let single = DBusType.single(code: bytes[offset]) { return single }
             switch bytes[offset] {
-            case UInt8(ascii: "y"): return .byte
-            case UInt8(ascii: "b"): return .boolean
-            case UInt8(ascii: "n"): return .int16
-            case UInt8(ascii: "q"): return .uint16
-            case UInt8(ascii: "i"): return .int32
-            case UInt8(ascii: "u"): return .uint32
-            case UInt8(ascii: "x"): return .int64
-            case UInt8(ascii: "t"): return .uint64
-            case UInt8(ascii: "d"): return .double
-            case UInt8(ascii: "s"): return .string
-            case UInt8(ascii: "o"): return .objectPath
-            case UInt8(ascii: "g"): return .signature
-            case UInt8(ascii: "h"): return .unixFD
-            case UInt8(ascii: "v"): return .variant
             case UInt8(ascii: "a"): return try parseArray(depth, at: offset)
             case UInt8(ascii: "("): return try parseStructure(depth, at: offset)
             case UInt8(ascii: ")"):

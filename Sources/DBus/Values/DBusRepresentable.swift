@@ -12,6 +12,13 @@ public protocol DBusRepresentable: Sendable {
     init(dbusValue: DBusValue) throws(DBusError)
     /// The value to send.
     var dbusValue: DBusValue { get }
+    /// Whether `value` has exactly this type (``dbusType``), found without building a type.
+    static func hasType(_ value: DBusValue) -> Bool
+}
+
+extension DBusRepresentable {
+    /// Whether `value` has exactly this type: compares ``DBusValue/type`` with ``dbusType``.
+    public static func hasType(_ value: DBusValue) -> Bool { value.type == dbusType }
 }
 
 extension DBusError {
@@ -212,6 +219,10 @@ extension Data: DBusRepresentable {
     }
     /// An `ay`.
     public var dbusValue: DBusValue { .bytes(self) }
+    /// Whether `value` is an `ay`.
+    public static func hasType(_ value: DBusValue) -> Bool {
+        if case .bytes = value { true } else { false }
+    }
 }
 
 extension DBusValue: DBusRepresentable {
@@ -251,6 +262,15 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
         if Element.self == UInt8.self, let bytes = self as? [UInt8] { return .bytes(Data(bytes)) }
         return .array(Element.dbusType, map(\.dbusValue))
     }
+    /// Whether `value` is an array of `Element`s (compared without building `aT`: a property
+    /// check ran for every property decoded, and building the type allocated).
+    public static func hasType(_ value: DBusValue) -> Bool {
+        switch value {
+        case .array(let element, _): element == Element.dbusType
+        case .bytes: Element.dbusType == .byte
+        default: false
+        }
+    }
 }
 
 extension Dictionary: DBusRepresentable where Key: DBusRepresentable, Value: DBusRepresentable {
@@ -265,6 +285,11 @@ extension Dictionary: DBusRepresentable where Key: DBusRepresentable, Value: DBu
         out.reserveCapacity(entries.count)
         for entry in entries { out[try Key(dbusValue: entry.key)] = try Value(dbusValue: entry.value) }
         self = out
+    }
+    /// Whether `value` is a dictionary of `Key`s to `Value`s (compared without building `a{KV}`).
+    public static func hasType(_ value: DBusValue) -> Bool {
+        guard case .dictionary(let key, let valueType, _) = value else { return false }
+        return key == Key.dbusType && valueType == Value.dbusType
     }
     /// A dictionary value; entries are emitted in the dictionary's iteration order.
     public var dbusValue: DBusValue {

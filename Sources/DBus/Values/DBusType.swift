@@ -35,6 +35,28 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
     /// `v`: a value carrying its own type.
     case variant
 
+    /// The type a one-byte signature code stands for alone (the basic types and `v`); nil for
+    /// container codes and anything else.
+    static func single(code: UInt8) -> DBusType? {
+        switch code {
+        case UInt8(ascii: "y"): .byte
+        case UInt8(ascii: "b"): .boolean
+        case UInt8(ascii: "n"): .int16
+        case UInt8(ascii: "q"): .uint16
+        case UInt8(ascii: "i"): .int32
+        case UInt8(ascii: "u"): .uint32
+        case UInt8(ascii: "x"): .int64
+        case UInt8(ascii: "t"): .uint64
+        case UInt8(ascii: "d"): .double
+        case UInt8(ascii: "s"): .string
+        case UInt8(ascii: "o"): .objectPath
+        case UInt8(ascii: "g"): .signature
+        case UInt8(ascii: "h"): .unixFD
+        case UInt8(ascii: "v"): .variant
+        default: nil
+        }
+    }
+
     /// Basic types can be dictionary keys; containers and variants cannot.
     public var isBasic: Bool {
         switch self {

@@ -1,8 +1,8 @@
 import BlueZ
-import DBus
 import Foundation
 
 @testable import BLE
+@testable import DBus
 
 /// One fuzz input through every decoder of data from outside the process: D-Bus messages from
 /// the wire, BlueZ's object-manager replies and signals, each interface's typed properties,
@@ -20,6 +20,8 @@ enum FuzzHarness {
     }
 
     static func wire(_ bytes: [UInt8]) {
+        // The wire reader reads what libdbus's iterators read (or leaves the body to them).
+        precondition(WireDecoder.agreesWithIterators(onWire: bytes) != false, "the wire reader disagrees: \(bytes)")
         guard let message = try? DBusMessage(wireFormat: bytes) else { return }
         // What decodes encodes again, to the same values (compared as text: NaN is not == NaN).
         if let again = try? message.wireFormat() {

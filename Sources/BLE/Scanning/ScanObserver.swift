@@ -1,0 +1,122 @@
+import BlueZ
+import DBus
+
+/// One scan's reporting, done as the session applies each change of the adapter's subtree: on
+/// the I/O thread, right after the mirror took it, a device's advertisement goes through the
+/// scan's filter and duplicate rule (``ScanReporter``) into the consumer's buffer, with no
+/// session buffer, task or copy of the mirror per advertisement in between.
+///
+/// It reports the devices the mirror holds when the scan starts (``start()``), then every
+/// change after; a change that came in between is in the mirror the start reads, and the
+/// duplicate rule keeps it from being reported twice. It ends once (``end(with:)``): with an
+/// error for the consumer (the adapter powering off, bluetoothd or the bus leaving, discovery
+/// that cannot be started again), or without one when the consumer left.
+final class ScanObserver: SessionObserver {
+    private struct State {
+        var reporter: ScanReporter
+        var started = false
+        var ended = false
+    }
+
+    private let state: PosixMutex<State>
+    private let adapterPath: ObjectPath
+    private let session: BlueZSession
+    private let buffer: EventBuffer<Result<Discovery, BLEError>>
+    private let counters: ScanCounters
+    /// Resumed once the scan has ended, for the task that stops discovery.
+    let ended: OnceSlot<Void>
+
+    init(
+        request: ScanRequest, adapter: String, adapterPath: ObjectPath, session: BlueZSession,
+        buffer: EventBuffer<Result<Discovery, BLEError>>, counters: ScanCounters
+    ) {
+        state = PosixMutex(State(reporter: ScanReporter(request: request, adapter: adapter)))
+        self.adapterPath = adapterPath
+        self.session = session
+        self.buffer = buffer
+        self.counters = counters
+        ended = OnceSlot(diagnostics: session.diagnostics)
+    }
+
+    /// Reports the devices the mirror holds now, and from now on every change.
+    func start() {
+        let adapterPath = self.adapterPath
+        state.withLock { state in
+            guard !state.ended else { return }
+            state.started = true
+            // Decided under the mirror's lock, handed over after it.
+            let discoveries = session.read { tree in
+                tree.devicePaths(of: adapterPath).compactMap { state.reporter.consider($0, in: tree, advertised: true) }
+            }
+            for discovery in discoveries { emit(discovery) }
+        }
+    }
+
+    /// Ends the scan: `error` (if any) goes to the consumer first. Only the first end counts.
+    func end(with error: BLEError?) {
+        let first = state.withLock { state in
+            defer { state.ended = true }
+            return !state.ended
+        }
+        guard first else { return }
+        if let error { buffer.yield(.failure(error)) }
+        ended.finish(.success(()))
+    }
+
+    func sessionEnded() { end(with: nil) }
+
+    func sessionEvent(_ event: SessionEvent) {
+        switch event {
+        case .daemonGone:
+            end(with: session.unavailable)
+        case .tree(_, let changes, _):
+            guard session.daemonStatus.present else {
+                // The tree is reset (this event) before the session says bluetoothd left.
+                end(with: session.unavailable)
+                return
+            }
+            // Only a change of the adapter itself can power it off: the adapter's properties
+            // are not decoded for every advertisement.
+            let adapterPath = self.adapterPath
+            if changes.contains(where: { $0.path == adapterPath }),
+                session.read({ (try? $0.adapter(at: adapterPath)) ?? nil })?.powered != true
+            {
+                end(with: BLEError(.poweredOff, message: "the adapter powered off during a scan"))
+                return
+            }
+            report(changes)
+        case .daemonBack, .signal:
+            return
+        }
+    }
+
+    /// Runs the device changes among `changes` through the reporter.
+    private func report(_ changes: [ObjectTreeChange]) {
+        guard changes.contains(where: { $0.interface == BlueZInterface.device1 }) else { return }
+        state.withLock { state in
+            guard state.started, !state.ended else { return }
+            // Decided under the mirror's lock, handed over after it.
+            let discoveries = session.read { tree in
+                changes.compactMap { change -> Discovery? in
+                    guard change.interface == BlueZInterface.device1 else { return nil }
+                    switch change {
+                    case .added(let path, _):
+                        return state.reporter.consider(path, in: tree, advertised: true)
+                    case .changed(let path, _, let keys, _):
+                        // Invalidation alone (RSSI gone at StopDiscovery) is no advertisement (Q9).
+                        guard keys.contains(where: { ScanReporter.advertisementKeys.contains($0) }) else { return nil }
+                        return state.reporter.consider(path, in: tree, advertised: true)
+                    case .removed(let path, _):
+                        state.reporter.forget(path)
+                        return nil
+                    }
+                }
+            }
+            for discovery in discoveries { emit(discovery) }
+        }
+    }
+
+    private func emit(_ discovery: Discovery) {
+        if case .dropped = buffer.yield(.success(discovery)) { counters.dropped.add(1, ordering: .relaxed) }
+    }
+}
