@@ -37,7 +37,9 @@ struct ConnectionLifecycle<Waiter> {
         /// `Device1.ServicesResolved`.
         var resolved = false
         /// The version of the device's GATT objects in the mirror
-        /// (``BlueZObjectTree/gattLayoutVersion(of:)``); nil when it holds none.
+        /// (``BlueZObjectTree/gattLayoutVersion(of:)``); nil when it holds none. The machine reads
+        /// it only at the start of an attempt and when the device is connected and resolved, and
+        /// the shell may leave it out otherwise.
         var layout: UInt64? = nil
     }
 

@@ -33,7 +33,7 @@ extension Peripheral {
                 runLink(
                     lifecycle.connect(
                         id, waiter, timeout: remaining, retryable: timeout >= Self.retryableConnectTimeout,
-                        reconnecting: reconnecting, device: mirroredDevice(), now: .now))
+                        reconnecting: reconnecting, device: mirroredDevice(withLayout: true), now: .now))
             }
         } onCancel: {
             Task(executorPreference: session.connection.executor) { await self.cancelLinkWait(id) }
@@ -122,17 +122,20 @@ extension Peripheral {
 
     /// The device as the mirror holds it now: the two flags, read where they are stored, and
     /// the version of its GATT objects (this runs for every change of the device while it
-    /// connects).
-    func mirroredDevice() -> Lifecycle.Device {
+    /// connects). The machine compares versions only when the device is connected and resolved,
+    /// and at the start of an attempt (`withLayout`): at other times the version is not looked up.
+    func mirroredDevice(withLayout: Bool = false) -> Lifecycle.Device {
         let devicePath = self.devicePath
         return session.read { tree in
             guard let properties = tree.properties(at: devicePath, interface: BlueZInterface.device1) else {
                 return Lifecycle.Device(present: false)
             }
-            return Lifecycle.Device(
-                present: true, connected: properties[DeviceProperties.Key.connected] == .boolean(true),
-                resolved: properties[DeviceProperties.Key.servicesResolved] == .boolean(true),
-                layout: tree.holdsServices(of: devicePath) ? tree.gattLayoutVersion(of: devicePath) : nil)
+            let connected = properties[DeviceProperties.Key.connected] == .boolean(true)
+            let resolved = properties[DeviceProperties.Key.servicesResolved] == .boolean(true)
+            let layout =
+                (withLayout || (connected && resolved)) && tree.holdsServices(of: devicePath)
+                ? tree.gattLayoutVersion(of: devicePath) : nil
+            return Lifecycle.Device(present: true, connected: connected, resolved: resolved, layout: layout)
         }
     }
 
