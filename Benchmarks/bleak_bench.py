@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """bleak_bench.py - the GATT benchmarks of issue 8 through bleak (PyPI), the same work as
 Benchmarks/floor/gatt_floor.c and `ble-bench gatt`, against ble-sim on the bus in
-$DBUS_SYSTEM_BUS_ADDRESS. Same arguments, same JSON line (impl "bleak"): cpu_us_per_op and
-cs_per_op (context switches, voluntary + involuntary) from getrusage over the measured phase;
+$DBUS_SYSTEM_BUS_ADDRESS. Same arguments, same JSON line (impl "bleak"): cpu_us_per_op, cs_per_op
+(context switches, voluntary + involuntary) and vcs_per_op (voluntary alone) from getrusage over
+the measured phase;
 memory adds lat_at and cpu_at, per count N the median latency and client CPU (µs) of the 5
 connections ending at connection N (connections 1-5 for N < 5).
 
@@ -44,9 +45,9 @@ def cpu_ns():
 
 
 def context_switches():
-    """Voluntary + involuntary: the count perf's context-switches software event reads."""
+    """(voluntary + involuntary, the count perf's context-switches event reads; voluntary alone)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_nvcsw + usage.ru_nivcsw
+    return usage.ru_nvcsw + usage.ru_nivcsw, usage.ru_nvcsw
 
 
 def window_median_us(values, n):
@@ -77,12 +78,14 @@ class Phase:
         self.cpu0 = cpu_ns()
         self.cs0 = context_switches()
         self.latencies = []
-        self.wall = self.cpu = self.cs = 0
+        self.wall = self.cpu = 0
+        self.cs = (0, 0)
 
     def stop(self):
         self.wall = time.monotonic_ns() - self.wall0
         self.cpu = cpu_ns() - self.cpu0
-        self.cs = context_switches() - self.cs0
+        now = context_switches()
+        self.cs = (now[0] - self.cs0[0], now[1] - self.cs0[1])
 
     def json(self, case, ops, wall=None, **extra):
         seconds = self.wall / 1e9 if wall is None else wall
@@ -95,7 +98,8 @@ class Phase:
         result = {"impl": "bleak", "case": case, "n": ops, "wall_s": seconds,
                   "ops_per_s": ops / seconds if seconds > 0 else 0,
                   "cpu_us_per_op": self.cpu / 1e3 / ops if ops else 0,
-                  "cs_per_op": self.cs / ops if ops else 0,
+                  "cs_per_op": self.cs[0] / ops if ops else 0,
+                  "vcs_per_op": self.cs[1] / ops if ops else 0,
                   "lat_min_us": us(0), "lat_p50_us": us(max(0, (len(lat) - 1) // 2)),
                   "lat_p99_us": us(min(p99, max(0, len(lat) - 1))), "lat_max_us": us(max(0, len(lat) - 1)),
                   "rss_kb": rss_kb(), "peak_rss_kb": peak_rss_kb()}

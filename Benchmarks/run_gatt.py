@@ -80,10 +80,10 @@ CASES = {
 SCENARIOS = {"gatt": "gatt-5x4.json", "beacons-1000": "beacons-1000.json",
              "beacons-10000": "beacons-10000.json", "peripherals-100": "gatt-5x4-100.json"}
 
-METRICS = ("ops_per_s", "cpu_us_per_op", "cs_per_op", "lat_p50_us", "lat_p99_us", "lat_max_us", "wall_s",
+METRICS = ("ops_per_s", "cpu_us_per_op", "cs_per_op", "vcs_per_op", "lat_p50_us", "lat_p99_us", "lat_max_us", "wall_s",
            "lost", "peak_rss_kb", "daemon_cpu_us_per_op", "sim_cpu_us_per_op", "process_cpu_s",
            "kib_per_peripheral", "gmo_calls", "gmo_per_op")
-RATIO_METRICS = ("cpu_us_per_op", "lat_p50_us", "ops_per_s", "cs_per_op")
+RATIO_METRICS = ("cpu_us_per_op", "lat_p50_us", "ops_per_s", "cs_per_op", "vcs_per_op")
 RATIO_OTHERS = ("floor", "bleak", "minimum")  # swift/other
 GMO_CASES = ("connect", "memory")  # the cases whose GetManagedObjects calls are counted
 AT_KEYS = ("lat_at", "cpu_at")  # memory: per count N, µs
@@ -312,6 +312,8 @@ def describe(record):
             f"CPU {record['cpu_us_per_op']:.1f} µs/op, peak RSS {record['peak_rss_kb'] / 1024:.1f} MiB")
     if "cs_per_op" in record:
         text += f", {record['cs_per_op']:.2f} cs/op"
+    if "vcs_per_op" in record:
+        text += f" ({record['vcs_per_op']:.2f} voluntary)"
     if "gmo_calls" in record:
         text += f", {record['gmo_calls']} GetManagedObjects"
     if "lost" in record:

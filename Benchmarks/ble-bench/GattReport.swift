@@ -9,7 +9,7 @@ struct GattPhase {
     var switchesStart = Meter.contextSwitches()
     var wallEnd: UInt64 = 0
     var cpuEnd: UInt64 = 0
-    var switchesEnd = 0
+    var switchesEnd = (all: 0, voluntary: 0)
     var latencies: [UInt64] = []
 
     init(capacity: Int) { latencies.reserveCapacity(capacity) }
@@ -30,7 +30,8 @@ struct GattPhase {
             ("impl", "\"swift-ble\""), ("case", "\"\(name)\""), ("n", "\(ops)"), ("wall_s", format(seconds)),
             ("ops_per_s", format(seconds > 0 ? Double(ops) / seconds : 0)),
             ("cpu_us_per_op", format(ops > 0 ? Double(cpuEnd - cpuStart) / 1e3 / Double(ops) : 0)),
-            ("cs_per_op", format(ops > 0 ? Double(switchesEnd - switchesStart) / Double(ops) : 0)),
+            ("cs_per_op", format(ops > 0 ? Double(switchesEnd.all - switchesStart.all) / Double(ops) : 0)),
+            ("vcs_per_op", format(ops > 0 ? Double(switchesEnd.voluntary - switchesStart.voluntary) / Double(ops) : 0)),
             ("lat_min_us", format(microseconds(0))),
             ("lat_p50_us", format(microseconds(max(0, (sorted.count - 1) / 2)))),
             ("lat_p99_us", format(microseconds(max(0, min(p99Rank, sorted.count - 1))))),

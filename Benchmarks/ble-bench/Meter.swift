@@ -11,12 +11,14 @@ struct Meter {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
-    /// Voluntary and involuntary context switches of this process so far (the count perf's
-    /// `context-switches` event reads).
-    static func contextSwitches() -> Int {
+    /// Context switches of this process so far: all of them (voluntary and involuntary, the
+    /// count perf's `context-switches` event reads) and the voluntary ones alone (a thread
+    /// blocked: waiting for the bus, or handing work to another thread). The involuntary rest
+    /// are preemptions, which the machine's load moves, not the client's design.
+    static func contextSwitches() -> (all: Int, voluntary: Int) {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_nvcsw + usage.ru_nivcsw
+        return (usage.ru_nvcsw + usage.ru_nivcsw, usage.ru_nvcsw)
     }
 
     static func cpuNanoseconds() -> UInt64 {

@@ -28,8 +28,9 @@
  *        gatt_floor memory N1,N2,...               connect peripherals 1..max, RSS at each count
  *
  * The peripherals and characteristics are those of Scenarios/tools/make_bench_gatt.py. Prints one
- * JSON line: impl, case, n, wall_s, ops_per_s, cpu_us_per_op and cs_per_op (getrusage over the
- * measured phase: CPU, and voluntary + involuntary context switches, per operation), lat_*_us,
+ * JSON line: impl, case, n, wall_s, ops_per_s, cpu_us_per_op, cs_per_op and vcs_per_op (getrusage
+ * over the measured phase: CPU, voluntary + involuntary context switches and voluntary ones alone,
+ * per operation), lat_*_us,
  * lost, rss_kb, peak_rss_kb and case-specific keys; memory adds rss_at, and lat_at and cpu_at: per
  * count N, the median latency and client CPU (us) of the 5 connections ending at connection N
  * (connections 1-5 for N < 5). Exit 1 on any failure.
@@ -93,6 +94,13 @@ static long context_switches(void) {
     return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
+/* Voluntary alone: the process blocked (a wait for the bus); the rest are preemptions. */
+static long voluntary_switches(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_nvcsw;
+}
+
 static long rss_kb(void) {
     long pages = 0, resident = 0;
     FILE *f = fopen("/proc/self/statm", "r");
@@ -133,7 +141,7 @@ static int cmp_u64(const void *a, const void *b) {
 /* A measured phase: wall, CPU and context switches from start(), latencies in ns. */
 struct phase {
     uint64_t wall0, cpu0, wall, cpu;
-    long cs0, cs;
+    long cs0, cs, vcs0, vcs;
     uint64_t *lat;
     size_t nlat;
 };
@@ -145,12 +153,14 @@ static void phase_start(struct phase *p, size_t capacity) {
     p->wall0 = now_ns();
     p->cpu0 = cpu_ns();
     p->cs0 = context_switches();
+    p->vcs0 = voluntary_switches();
 }
 
 static void phase_stop(struct phase *p) {
     p->wall = now_ns() - p->wall0;
     p->cpu = cpu_ns() - p->cpu0;
     p->cs = context_switches() - p->cs0;
+    p->vcs = voluntary_switches() - p->vcs0;
 }
 
 /* Prints the common keys (without the closing brace): ops is what rates and CPU are per. */
@@ -165,10 +175,10 @@ static void print_common(const char *name, struct phase *p, size_t ops, double w
         max = p->lat[p->nlat - 1] / 1e3;
     }
     printf("{\"impl\":\"%s\",\"case\":\"%s\",\"n\":%zu,\"wall_s\":%.6f,\"ops_per_s\":%.3f,"
-           "\"cpu_us_per_op\":%.3f,\"cs_per_op\":%.3f,\"lat_min_us\":%.3f,\"lat_p50_us\":%.3f,"
+           "\"cpu_us_per_op\":%.3f,\"cs_per_op\":%.3f,\"vcs_per_op\":%.3f,\"lat_min_us\":%.3f,\"lat_p50_us\":%.3f,"
            "\"lat_p99_us\":%.3f,\"lat_max_us\":%.3f,\"rss_kb\":%ld,\"peak_rss_kb\":%ld",
            lean ? "c-floor-lean" : "c-floor", name, ops, wall_s, wall_s > 0 ? ops / wall_s : 0,
-           ops ? p->cpu / 1e3 / ops : 0, ops ? (double)p->cs / ops : 0, min, p50, p99, max, rss_kb(),
+           ops ? p->cpu / 1e3 / ops : 0, ops ? (double)p->cs / ops : 0, ops ? (double)p->vcs / ops : 0, min, p50, p99, max, rss_kb(),
            peak_rss_kb());
 }
 

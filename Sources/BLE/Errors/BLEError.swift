@@ -85,7 +85,9 @@ public struct BLEError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         self.underlying = underlying
     }
 
-    static let transientCodes: Set<Code> = [
+    // An array, not a set: an error is made on every link change, and six comparisons of
+    // short strings cost less than hashing one.
+    static let transientCodes: [Code] = [
         .timeout, .disconnected, .inProgress, .connectionFailed, .bluetoothUnavailable, .busy,
     ]
 

@@ -67,8 +67,9 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     init(pipelineWindow: Int = 16) { self.pipelineWindow = max(1, pipelineWindow) }
 
     private var linkUp = false
-    /// What an operation submitted while the link is down fails with.
-    private var refusal = Self.notConnected
+    /// What an operation submitted while the link is down fails with; nil: not connected (the
+    /// error is made when needed, not at every link change).
+    private var refusal: BLEError?
     /// Operations sent (or waiting to retry): one, or up to the window of writes without response.
     private var inFlight: [Operation] = []
     private var queue: [Operation] = []
@@ -97,7 +98,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     /// fails nothing: see ``linkWentDown(_:)``.
     mutating func setLinkUp(_ up: Bool) {
         linkUp = up
-        refusal = Self.notConnected
+        refusal = nil
     }
 
     /// While the link is down, operations fail with `error` instead of ``notConnected``: the
@@ -146,7 +147,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             return [.resume(waiter, .failure(BLEError(.failed, message: "operation \(id) submitted twice")))]
         }
         if cancelled { return [.resume(waiter, .failure(.cancelledByTask))] }
-        guard linkUp else { return [.resume(waiter, .failure(refusal))] }
+        guard linkUp else { return [.resume(waiter, .failure(refusal ?? Self.notConnected))] }
         guard deadline > now else { return [.resume(waiter, .failure(Self.timeout(request)))] }
         let operation = Operation(
             id: id, request: request, readPath: isRead ? path : nil, path: path, deadline: deadline, waiter: waiter,

@@ -143,11 +143,14 @@ extension Peripheral {
 
     /// Runs the machine's actions; the state follows its phase first. What the actions bring
     /// back at once (a call failing before it is sent) is taken after them, in order.
-    func runLink(_ actions: [Lifecycle.Action]) {
+    func runLink(_ actions: consuming [Lifecycle.Action]) {
         let outermost = !isRunningLinkActions
         isRunningLinkActions = true
         connectionState = lifecycle.phase
-        for action in actions { perform(action) }
+        // Each action is moved out, not copied: a copy retains its continuation and its error,
+        // a few times per change of the device.
+        actions.reverse()
+        while let action = actions.popLast() { perform(action) }
         // A connect that ended leaves its deadline set for up to its whole timeout otherwise.
         for (timer, id) in linkTimers where !lifecycle.needs(timer) {
             linkTimers[timer] = nil
@@ -161,7 +164,7 @@ extension Peripheral {
         isRunningLinkActions = false
     }
 
-    private func perform(_ action: Lifecycle.Action) {
+    private func perform(_ action: consuming Lifecycle.Action) {
         let session = self.session
         let devicePath = self.devicePath
         let executor = session.connection.executor

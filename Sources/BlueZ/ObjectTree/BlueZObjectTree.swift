@@ -22,7 +22,7 @@ public struct BlueZObjectTree: Sendable, Hashable {
     /// keeps its result while the version stays, instead of decoding them at every connection
     /// (bluetoothd keeps the objects across links, Q3). Entries stay when a device goes, so a
     /// version never repeats; only devices that had GATT objects get one.
-    private var layoutVersions: [String: UInt64] = [:]
+    private var layoutVersions: [ObjectPath: UInt64] = [:]
     /// Counts structural changes below devices; a snapshot moves every device's version.
     private var layoutClock: UInt64 = 0
     private var replacedAt: UInt64 = 0
@@ -66,7 +66,7 @@ public struct BlueZObjectTree: Sendable, Hashable {
     /// The version of the GATT objects below `device`: it changes whenever one of them is added
     /// or removed (or the tree is replaced), and only then.
     public func gattLayoutVersion(of device: ObjectPath) -> UInt64 {
-        max(layoutVersions[device.rawValue] ?? 0, replacedAt)
+        max(layoutVersions[device] ?? 0, replacedAt)
     }
 
     /// Equal when the objects are: the layout versions are history, not content.
@@ -181,7 +181,9 @@ public struct BlueZObjectTree: Sendable, Hashable {
         guard let device = BlueZPath.deviceText(containing: path), device.utf8.count < path.rawValue.utf8.count
         else { return }
         layoutClock += 1
-        layoutVersions[String(device)] = layoutClock
+        // A prefix of a valid path that ends at an element is a valid path: this never fails.
+        guard let devicePath = try? ObjectPath(String(device)) else { return }
+        layoutVersions[devicePath] = layoutClock
     }
 
     /// The change from `old` to `new` properties of one interface: added, changed or nothing.
