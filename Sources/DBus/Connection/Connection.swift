@@ -115,14 +115,14 @@ public final class Connection: Sendable {
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 slot.register(continuation)
-                let accepted = core.enqueue { loop in
+                let accepted = core.runOrEnqueue { loop in
                     loop.startCall(id, message, deadline: deadline, completion: .slot(slot))
                 }
                 if !accepted { slot.finish(.failure(DBusError(.disconnected, message: "the connection is closed"))) }
             }
         } onCancel: {
             if slot.finish(.failure(DBusError(.cancelled, message: "the task was cancelled"))) {
-                core.enqueue { loop in loop.cancelCall(id) }
+                core.runOrEnqueue { loop in loop.cancelCall(id) }
             }
         }
         return try result.get()
@@ -145,7 +145,7 @@ public final class Connection: Sendable {
         let deadline = MonotonicClock.deadline(after: timeout ?? options.defaultTimeout)
         let core = self.core
         let id = core.makeID()
-        let accepted = core.enqueue { loop in
+        let accepted = core.runOrEnqueue { loop in
             loop.startCall(id, message, deadline: deadline, completion: .onLoop(completion))
         }
         if !accepted { completion(.failure(DBusError(.disconnected, message: "the connection is closed"))) }

@@ -69,6 +69,30 @@ final class ConnectionCore: Sendable {
     /// tasks and callbacks, and the actors whose executor it is.
     var isOnIOThread: Bool { ioThread.load(ordering: .acquiring) == UInt(pthread_self()) }
 
+    /// The loop while it runs, read and written only on the I/O thread (``runOrEnqueue(_:)``
+    /// checks the thread before it looks).
+    nonisolated(unsafe) private var runningLoop: IOLoop?
+
+    /// Called by the loop on the I/O thread: itself as it starts, nil as it ends.
+    func attach(_ loop: IOLoop?) { runningLoop = loop }
+
+    /// Runs `job` at once when the caller is on the I/O thread at a point where the loop takes
+    /// direct work (while it runs tasks or hands out messages; see
+    /// ``IOLoop/acceptsDirectJobs``) and no job queued before it waits; otherwise queues it.
+    /// At once, a call made by code the loop runs (an actor on its executor answering a reply)
+    /// goes out before that code goes on, with no queueing, wake-up or extra round of the loop.
+    /// Returns false once the connection is closed, as ``enqueue(_:)`` does.
+    @discardableResult
+    func runOrEnqueue(_ job: @escaping IOJob) -> Bool {
+        if isOnIOThread, let loop = runningLoop, loop.acceptsDirectJobs,
+            queue.withLock({ $0.jobs.isEmpty && !$0.closed })
+        {
+            job(loop)
+            return true
+        }
+        return enqueue(job)
+    }
+
     /// Queues `job` for the I/O thread; returns false once the connection is closed, in which
     /// case the job will never run and the caller must finish whatever it was for.
     @discardableResult

@@ -60,6 +60,8 @@ struct CallQueue {
 
     var nearestDeadline: UInt64? { deadlines.min?.key }
 
+    var isEmpty: Bool { head >= order.count }
+
     mutating func popExpired(now: UInt64) -> [UInt64] {
         var expired: [UInt64] = []
         while let top = deadlines.min, top.key <= now {
@@ -87,7 +89,9 @@ extension IOLoop {
         if case .slot(let slot) = completion, slot.isFinished { return }
         let call = OutgoingCall(id: id, message: message, deadline: deadline, completion: completion)
         calls[id] = call
-        if inFlight < core.options.maxCallsInFlight {
+        // Behind calls already waiting: a call made from a reply's completion comes before the
+        // loop sends the waiting ones.
+        if inFlight < core.options.maxCallsInFlight && waitingCalls.isEmpty {
             send(call)
         } else {
             waitingCalls.append(id, deadline: deadline)

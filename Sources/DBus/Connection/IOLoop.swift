@@ -72,6 +72,13 @@ final class IOLoop {
     @exclusivity(unchecked) private var spareJobs: [QueuedJob] = []
     @exclusivity(unchecked) private var spareTasks: [UnownedJob] = []
 
+    /// Whether code the loop runs now may have work done at once instead of queued
+    /// (``ConnectionCore/runOrEnqueue(_:)``): while it runs tasks and while it hands out
+    /// incoming messages, where none of its own tables is being walked. Not while it runs queued
+    /// jobs (one queued after the current one would be overtaken), fires timers (a wake-up set
+    /// for now from a timer would fire in the same walk, and again) or expires calls.
+    @exclusivity(unchecked) var acceptsDirectJobs = false
+
     let executor: ConnectionExecutor
 
     init(core: ConnectionCore, executor: ConnectionExecutor) {
@@ -89,8 +96,10 @@ final class IOLoop {
         loop.bus = bus
         switch loop.open(bus) {
         case .success(let name):
+            core.attach(loop)
             opened(.success(name))
             loop.runUntilClosed()
+            core.attach(nil)
         case .failure(let error):
             loop.closeQueue()
             loop.drainJobs()
@@ -201,10 +210,12 @@ final class IOLoop {
         for job in jobs { job.perform(on: self) }
         if !tasks.isEmpty {
             let executor = executor
+            acceptsDirectJobs = true
             for task in tasks {
                 task.runSynchronously(
                     isolatedTo: executor.asUnownedSerialExecutor(), taskExecutor: executor.asUnownedTaskExecutor())
             }
+            acceptsDirectJobs = false
         }
         returnSpare(&jobs, to: &spareJobs)
         returnSpare(&tasks, to: &spareTasks)
@@ -214,7 +225,11 @@ final class IOLoop {
     func drainQueuedJobs() {
         var jobs = takeSpare(&spareJobs)
         core.queue.withLock { swap(&$0.jobs, &jobs) }
+        // Called while messages are handed out: queued jobs first, as in drainJobs().
+        let accepted = acceptsDirectJobs
+        acceptsDirectJobs = false
         for job in jobs { job.perform(on: self) }
+        acceptsDirectJobs = accepted
         returnSpare(&jobs, to: &spareJobs)
     }
 
@@ -232,7 +247,9 @@ final class IOLoop {
 
     private func dispatchIncoming() {
         guard let connection, !closed else { return }
+        acceptsDirectJobs = true
         while dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
+        acceptsDirectJobs = false
     }
 
     private func nextTimeoutMilliseconds() -> Int32 {
