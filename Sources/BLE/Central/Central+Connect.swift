@@ -15,7 +15,7 @@ extension Central {
             // A peripheral the mirror holds: its own lifecycle shares the attempt among callers,
             // each leaving on its own, and this task waits for it with no task in between.
             let address = try checkConnectable(id)
-            if let path = session.tree.devicePath(address: address, adapter: adapterPath) {
+            if let path = mirroredDevicePath(id, address) {
                 let peripheral = peripheral(for: id, path: path)
                 try await peripheral.connectLink(timeout: timeout ?? options.connectTimeout)
                 return peripheral
@@ -41,6 +41,17 @@ extension Central {
         let result = await attempt.join(diagnostics: session.diagnostics, executor: session.connection.executor)
         if connectAttempts[id] === attempt, !Task.isCancelled || !attempt.isWaitedFor { connectAttempts[id] = nil }
         return try result.get()
+    }
+
+    /// The path of the device `id` names while the mirror holds it: the one its peripheral
+    /// follows already (a reconnection builds and matches no path), else found by address.
+    private func mirroredDevicePath(_ id: PeripheralID, _ address: BluetoothAddress) -> ObjectPath? {
+        let adapterPath = self.adapterPath
+        let known = peripherals[id]?.devicePath
+        return session.read { tree in
+            if let known, tree.contains(known, implementing: BlueZInterface.device1) { return known }
+            return tree.devicePath(address: address, adapter: adapterPath)
+        }
     }
 
     /// Whether `id` can be connected through this central now; its address when it can.

@@ -3,7 +3,15 @@ import DBus
 extension Peripheral: SessionObserver {
     /// A change of the device or its objects, from the session (see ``SessionObserver``).
     nonisolated func sessionEvent(_ event: SessionEvent) {
-        enter { $0.handle(event) }
+        guard session.connection.executor.isCurrent else { return enter { $0.handle(event) } }
+        // As ``enter(_:)`` does, without a closure to allocate for every change of the device.
+        assumeIsolated { peripheral in
+            guard !peripheral.isRunningLinkActions else {
+                peripheral.deferredEntries.append { $0.handle(event) }
+                return
+            }
+            peripheral.handle(event)
+        }
     }
 
     /// Runs `work` on the actor. The loop calls back (a reply, a signal, a wake-up) on its I/O

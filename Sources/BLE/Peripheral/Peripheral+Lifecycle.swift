@@ -147,8 +147,8 @@ extension Peripheral {
         let outermost = !isRunningLinkActions
         isRunningLinkActions = true
         connectionState = lifecycle.phase
-        // Each action is moved out, not copied: a copy retains its continuation and its error,
-        // a few times per change of the device.
+        // Each action is moved out and handed over, not copied (a copy retains its
+        // continuation and its error): a few times per change of the device.
         actions.reverse()
         while let action = actions.popLast() { perform(action) }
         // A connect that ended leaves its deadline set for up to its whole timeout otherwise.

@@ -154,23 +154,17 @@ public struct BlueZObjectTree: Sendable, Hashable {
     private mutating func change(
         _ path: ObjectPath, _ interface: InterfaceName, changed: [String: DBusValue], invalidated: [String]
     ) -> [ObjectTreeChange] {
-        guard objects[path]?[interface] != nil else { return [] }
-        // Mutated in place: a copy of the properties would be copied again on write.
+        // Found once and mutated in place through the dictionaries' indices: a look-up per key
+        // and level (a path's hash each time) was most of what applying a change cost, and a
+        // copy of the properties would be copied again on write.
+        guard let object = objects.index(forKey: path), let slot = objects.values[object].index(forKey: interface)
+        else { return [] }
         var changedKeys: [String] = []
-        for (key, value) in changed {
-            let value = PropertyDecoding.unwrapped(value)
-            // A property never changes its D-Bus type: a value of another type is bad input
-            // (a broken or impersonated daemon) and is ignored, keeping the last good one.
-            if let held = objects[path]?[interface]?[key], held.type != value.type { continue }
-            objects[path]?[interface]?[key] = value
-            changedKeys.append(key)
-        }
         var invalidatedKeys: [String] = []
-        for key in invalidated where objects[path]?[interface]?.removeValue(forKey: key) != nil {
-            invalidatedKeys.append(key)
-        }
+        objects.values[object].values[slot].applyChange(changed, invalidated, &changedKeys, &invalidatedKeys)
         guard !changedKeys.isEmpty || !invalidatedKeys.isEmpty else { return [] }
-        return [.changed(path, interface, changedKeys: changedKeys.sorted(), invalidatedKeys: invalidatedKeys)]
+        if changedKeys.count > 1 { changedKeys.sort() }
+        return [.changed(path, interface, changedKeys: changedKeys, invalidatedKeys: invalidatedKeys)]
     }
 
     // MARK: Helpers
@@ -206,5 +200,27 @@ public struct BlueZObjectTree: Sendable, Hashable {
     /// Property values as stored: one variant level unwrapped.
     private static func normalized(_ properties: [String: DBusValue]) -> [String: DBusValue] {
         properties.mapValues(PropertyDecoding.unwrapped)
+    }
+}
+
+extension Dictionary where Key == String, Value == DBusValue {
+    /// Applies one `PropertiesChanged` to these properties, noting the keys it changed and those
+    /// it removed. A property never changes its D-Bus type: a value of another type is bad input
+    /// (a broken or impersonated daemon) and is ignored, keeping the last good one.
+    fileprivate mutating func applyChange(
+        _ changed: [String: DBusValue], _ invalidated: [String], _ changedKeys: inout [String],
+        _ invalidatedKeys: inout [String]
+    ) {
+        for (key, value) in changed {
+            let value = PropertyDecoding.unwrapped(value)
+            if let index = index(forKey: key) {
+                guard values[index].hasSameType(as: value) else { continue }
+                values[index] = value
+            } else {
+                self[key] = value
+            }
+            changedKeys.append(key)
+        }
+        for key in invalidated where removeValue(forKey: key) != nil { invalidatedKeys.append(key) }
     }
 }

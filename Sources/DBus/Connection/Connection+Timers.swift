@@ -45,7 +45,11 @@ extension Connection {
     public func schedule(after duration: Duration, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
         let deadline = MonotonicClock.deadline(after: duration)
         let id = core.makeID()
-        let accepted = core.runOrEnqueue { loop in loop.addTimer(id, deadline: deadline) { _ in fire() } }
+        if let loop = core.loopForDirectWork() {
+            loop.addTimer(id, deadline: deadline) { _ in fire() }
+            return id
+        }
+        let accepted = core.enqueue { loop in loop.addTimer(id, deadline: deadline) { _ in fire() } }
         if !accepted {
             let delay = max(0, MonotonicClock.millisecondsUntil(deadline))
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay))) { fire() }
@@ -57,7 +61,8 @@ extension Connection {
     /// neither runs nor stays in the loop's timers until due (a connect's 30 s deadline, once
     /// the connect is done). Nothing happens for one that has run already.
     public func cancelScheduled(_ id: UInt64) {
-        core.runOrEnqueue { loop in loop.cancelTimer(id) }
+        if let loop = core.loopForDirectWork() { return loop.cancelTimer(id) }
+        core.enqueue { loop in loop.cancelTimer(id) }
     }
 
     private static var closedError: DBusError { DBusError(.disconnected, message: "the connection is closed") }

@@ -145,7 +145,10 @@ public final class Connection: Sendable {
         let deadline = MonotonicClock.deadline(after: timeout ?? options.defaultTimeout)
         let core = self.core
         let id = core.makeID()
-        let accepted = core.runOrEnqueue { loop in
+        if let loop = core.loopForDirectWork() {
+            return loop.startCall(id, message, deadline: deadline, completion: .onLoop(completion))
+        }
+        let accepted = core.enqueue { loop in
             loop.startCall(id, message, deadline: deadline, completion: .onLoop(completion))
         }
         if !accepted { completion(.failure(DBusError(.disconnected, message: "the connection is closed"))) }

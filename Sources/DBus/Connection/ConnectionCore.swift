@@ -84,13 +84,20 @@ final class ConnectionCore: Sendable {
     /// Returns false once the connection is closed, as ``enqueue(_:)`` does.
     @discardableResult
     func runOrEnqueue(_ job: @escaping IOJob) -> Bool {
-        if isOnIOThread, let loop = runningLoop, loop.acceptsDirectJobs,
-            queue.withLock({ $0.jobs.isEmpty && !$0.closed })
-        {
+        if let loop = loopForDirectWork() {
             job(loop)
             return true
         }
         return enqueue(job)
+    }
+
+    /// The loop, when the caller may act on it at once (see ``runOrEnqueue(_:)``), else nil:
+    /// for work that costs no closure when done at once.
+    func loopForDirectWork() -> IOLoop? {
+        guard isOnIOThread, let loop = runningLoop, loop.acceptsDirectJobs,
+            queue.withLock({ $0.jobs.isEmpty && !$0.closed })
+        else { return nil }
+        return loop
     }
 
     /// Queues `job` for the I/O thread; returns false once the connection is closed, in which

@@ -129,7 +129,7 @@ extension IOLoop {
         sentDeadlines.insert(call.deadline, call.id)
     }
 
-    /// A method return or error reached the filter: the reply to a call we wait for, or one to
+    /// A method return or error arrived: the reply to a call we wait for, or one to
     /// a call we gave up on (see ``unexpectedReplyArrived(replySerial:)``). Returns false for
     /// the latter.
     func replyArrived(_ reply: OpaquePointer) -> Bool {
@@ -199,7 +199,7 @@ extension IOLoop {
         call.completion.finish(.failure(error))
     }
 
-    /// A reply that reached the filter: if it answers an abandoned call, the bus no longer
+    /// A reply that arrived: if it answers an abandoned call, the bus no longer
     /// counts that call, so its window slot is free again.
     func unexpectedReplyArrived(replySerial: UInt32) {
         guard abandonedSerials.remove(replySerial) != nil else { return }

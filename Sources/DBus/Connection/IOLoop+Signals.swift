@@ -1,29 +1,27 @@
 import CDBus
 
 extension IOLoop {
-    /// The libdbus filter: every incoming message (the loop makes no libdbus pending calls).
-    func handleIncoming(_ raw: OpaquePointer) -> DBusHandlerResult {
+    /// Every incoming message but calls to `org.freedesktop.DBus.Peer`, as the loop pops it
+    /// (the loop makes no libdbus pending calls, and registers no libdbus objects).
+    func handleIncoming(_ raw: OpaquePointer) {
         switch dbus_message_get_type(raw) {
         case MessageTypeCode.signal:
             if dbus_message_is_signal(raw, "org.freedesktop.DBus.Local", "Disconnected") != 0 {
                 let reason = DBusError(.disconnected, message: "the bus closed the connection")
                 if core.options.reconnection != nil { detach(reason: reason) } else { markClosed(reason: reason) }
-                return DBUS_HANDLER_RESULT_HANDLED
+                return
             }
             routeSignal(raw)
-            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         case MessageTypeCode.methodCall:
             handleMethodCall(raw)
-            return DBUS_HANDLER_RESULT_HANDLED
         case MessageTypeCode.methodReturn, MessageTypeCode.error:
-            if replyArrived(raw) { return DBUS_HANDLER_RESULT_HANDLED }
+            if replyArrived(raw) { return }
             // A reply to nothing we wait for: a call we cancelled or timed out, or one that was
             // never made. It is dropped, and counted.
             core.counters.repliesIgnored.add(1, ordering: .relaxed)
             unexpectedReplyArrived(replySerial: dbus_message_get_reply_serial(raw))
-            return DBUS_HANDLER_RESULT_HANDLED
         default:
-            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+            break
         }
     }
 

@@ -48,6 +48,19 @@ extension DBusValue {
         return out
     }
 
+    /// Whether this value and `other` are of the same D-Bus type, decided for containers
+    /// without building their ``DBusType``s (a mirror checks it at every property change).
+    public func hasSameType(as other: DBusValue) -> Bool {
+        switch (self, other) {
+        case (.bytes, .bytes): true
+        case (.bytes, .array(let element, _)), (.array(let element, _), .bytes): element == .byte
+        case (.array(let element, _), .array(let otherElement, _)): element == otherElement
+        case (.dictionary(let key, let value, _), .dictionary(let otherKey, let otherValue, _)):
+            key == otherKey && value == otherValue
+        default: type == other.type
+        }
+    }
+
     /// Whether this value is of type `expected`, decided without building its ``DBusType``.
     func hasType(_ expected: DBusType) -> Bool {
         switch (self, expected) {
