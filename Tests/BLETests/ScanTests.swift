@@ -89,6 +89,11 @@ struct ScanTests {
         beacon.serviceData = ["FEAA": HexData(Data([0x10, 0x00, 0x03]))]
         beacon.txPower = -8
         beacon.appearance = 0x0341
+        // Transport Discovery Data and a Broadcast Name, which bluetoothd passes on; Manufacturer
+        // Data written here too, which it withholds (it decodes it into ManufacturerData).
+        beacon.advertisingData = [
+            0x26: HexData(Data([0x01, 0x02])), 0x30: HexData(Data("Gate".utf8)), 0xFF: HexData(Data([0x4C, 0x00])),
+        ]
         try await SimulatorFixture.run(profile: profile, peripherals: [beacon]) { fixture in
             let central = try await fixture.poweredCentral()
             let discovery = try #require(try await first(central.scan()) { $0.id.address == Self.near })
@@ -105,6 +110,9 @@ struct ScanTests {
             #expect(advertisement.isConnectable == nil, "BlueZ does not say")
             // LE General Discoverable and BR/EDR Not Supported, where the daemon reports flags.
             #expect(advertisement.flags == (profile.advertisingFlags ? 0x06 : nil))
+            // The AD structures BlueZ passes on undecoded, where it reports them (5.78 and later).
+            let passedOn: [UInt8: Data] = [0x26: Data([0x01, 0x02]), 0x30: Data("Gate".utf8)]
+            #expect(advertisement.raw == (profile.advertisingFlags ? passedOn : [:]))
             await central.close()
         }
     }

@@ -35,6 +35,11 @@ public struct AdvertisementData: Sendable, Hashable {
     /// The AD Flags (discoverable modes, BR/EDR support: Core Specification Supplement 1.3),
     /// `nil` when BlueZ does not report them (before 5.78, or a device known only from storage).
     public var flags: UInt8?
+    /// The AD structures BlueZ passes on undecoded, by AD type (Transport Discovery Data,
+    /// Broadcast Name, Resolvable Set Identifier, URI, …): every type but those the fields above
+    /// hold, and a few BlueZ withholds (addresses, SSP and SMP values, mesh). Empty when the
+    /// daemon does not report them (before 5.78, where `AdvertisingData` is experimental).
+    public var raw: [UInt8: Data]
 
     init(_ device: DeviceAdvertisement) {
         localName = device.name
@@ -47,5 +52,6 @@ public struct AdvertisementData: Sendable, Hashable {
         isConnectable = nil
         appearance = device.appearance
         flags = device.advertisingFlags?.first
+        raw = device.advertisingData ?? [:]
     }
 }

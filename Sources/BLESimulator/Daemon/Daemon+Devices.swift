@@ -56,6 +56,10 @@ extension Daemon {
                 optional(
                     "AdvertisingFlags", device.rssi == nil ? nil : Self.advertisingFlags(definition),
                     type: .array(.byte)))
+            properties.append(
+                optional(
+                    "AdvertisingData", device.rssi == nil ? nil : Self.advertisingData(definition),
+                    type: .dictionary(key: .byte, value: .variant)))
         }
         properties.append(optional("Name", definition.name.map { .string($0) }, type: .string))
         // Appearance 0 (unknown) is not shown; `Icon` follows the appearance's category.
@@ -93,6 +97,15 @@ extension Daemon {
     /// BR/EDR Not Supported (0x04).
     static func advertisingFlags(_ definition: VirtualPeripheral) -> DBusValue {
         .bytes(Data([definition.discoverable ? 0x06 : 0x04]))
+    }
+
+    /// `AdvertisingData` (`a{yv}`): the AD structures bluetoothd passes on, nil when none.
+    static func advertisingData(_ definition: VirtualPeripheral) -> DBusValue? {
+        let passed = AdvertisingDataTypes.passedOn(definition)
+        guard !passed.isEmpty else { return nil }
+        return .dictionary(
+            key: .byte, value: .variant,
+            passed.keys.sorted().map { DBusDictionaryEntry(.byte($0), .variant(.bytes(passed[$0]?.data ?? Data()))) })
     }
 
     private func optional(_ name: String, _ value: DBusValue?, type: DBusType) -> ExportedProperty {

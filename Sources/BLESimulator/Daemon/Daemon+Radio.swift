@@ -163,6 +163,11 @@ extension Daemon {
             if connection.property("AdvertisingFlags", interface: BlueZInterface.device1, path: path) != flags {
                 changes.append(("AdvertisingFlags", flags))
             }
+            if let data = Self.advertisingData(definition),
+                connection.property("AdvertisingData", interface: BlueZInterface.device1, path: path) != data
+            {
+                changes.append(("AdvertisingData", data))
+            }
         }
         state.devices[path] = device
         if !changes.isEmpty { emit(path, BlueZInterface.device1, set: changes) }

@@ -32,6 +32,10 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
     public var serviceData: [String: HexData] = [:]
     /// Appearance, if advertised.
     public var appearance: UInt16?
+    /// Other AD structures of its advertisement, by AD type (0x26 Transport Discovery Data,
+    /// 0x30 Broadcast Name, …). bluetoothd passes on in `Device1.AdvertisingData` only the
+    /// types it does not decode itself (``AdvertisingDataTypes``); the others are left out there.
+    public var advertisingData: [UInt8: HexData] = [:]
     /// Whether it is advertising now (a stopped advertiser can still be connected if known).
     public var advertising: Bool = true
     /// The ATT MTU it negotiates.
@@ -53,8 +57,8 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case address, addressType, name, advertisingIntervalMs, rssi, rssiJitter, txPower, connectable
-        case discoverable, serviceUUIDs, manufacturerData, serviceData, appearance, advertising, mtu, services
-        case standardServices, pairing
+        case discoverable, serviceUUIDs, manufacturerData, serviceData, appearance, advertisingData, advertising, mtu
+        case services, standardServices, pairing
     }
 
     /// Decodes a peripheral; every field but `address` is optional. A declared `1800` or
@@ -72,17 +76,10 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
         connectable = try c.decodeIfPresent(Bool.self, forKey: .connectable) ?? true
         discoverable = try c.decodeIfPresent(Bool.self, forKey: .discoverable) ?? true
         serviceUUIDs = try c.decodeIfPresent([String].self, forKey: .serviceUUIDs) ?? []
-        let manufacturer = try c.decodeIfPresent([String: HexData].self, forKey: .manufacturerData) ?? [:]
-        manufacturerData = try Dictionary(
-            uniqueKeysWithValues: manufacturer.map { key, value in
-                guard let id = UInt16(key) ?? UInt16(key.replacingOccurrences(of: "0x", with: ""), radix: 16) else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .manufacturerData, in: c, debugDescription: "company id \(key) is not a number")
-                }
-                return (id, value)
-            })
+        manufacturerData = try Self.numberedData(c, .manufacturerData, what: "company id")
         serviceData = try c.decodeIfPresent([String: HexData].self, forKey: .serviceData) ?? [:]
         appearance = try c.decodeIfPresent(UInt16.self, forKey: .appearance)
+        advertisingData = try Self.numberedData(c, .advertisingData, what: "AD type")
         advertising = try c.decodeIfPresent(Bool.self, forKey: .advertising) ?? true
         mtu = try c.decodeIfPresent(UInt16.self, forKey: .mtu) ?? 247
         services = try c.decodeIfPresent([VirtualService].self, forKey: .services) ?? []
@@ -101,7 +98,23 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
         pairing = try c.decodeIfPresent(SimulatedPairing.self, forKey: .pairing) ?? SimulatedPairing()
     }
 
-    /// Encodes with company ids as decimal strings.
+    /// Data by a number written as the JSON key: decimal (`107`), else hex (`0x6B`, `6B`).
+    private static func numberedData<Number: FixedWidthInteger>(
+        _ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, what: String
+    ) throws -> [Number: HexData] {
+        let written = try c.decodeIfPresent([String: HexData].self, forKey: key) ?? [:]
+        return try Dictionary(
+            uniqueKeysWithValues: written.map { text, value in
+                guard let number = Number(text) ?? Number(text.replacingOccurrences(of: "0x", with: ""), radix: 16)
+                else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: key, in: c, debugDescription: "\(what) \(text) is not a number that fits")
+                }
+                return (number, value)
+            })
+    }
+
+    /// Encodes with company ids and AD types as decimal strings.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(address, forKey: .address)
@@ -119,6 +132,11 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
             forKey: .manufacturerData)
         try c.encode(serviceData, forKey: .serviceData)
         try c.encodeIfPresent(appearance, forKey: .appearance)
+        if !advertisingData.isEmpty {
+            try c.encode(
+                Dictionary(uniqueKeysWithValues: advertisingData.map { (String($0.key), $0.value) }),
+                forKey: .advertisingData)
+        }
         try c.encode(advertising, forKey: .advertising)
         try c.encode(mtu, forKey: .mtu)
         try c.encode(services, forKey: .services)

@@ -26,6 +26,9 @@ public struct DeviceAdvertisement: Sendable, Hashable {
     public var appearance: UInt16?
     /// `AdvertisingFlags` `ay`: the AD Flags, absent before BlueZ 5.78 (experimental there).
     public var advertisingFlags: Data?
+    /// `AdvertisingData` `a{yv}`: the AD structures BlueZ does not decode itself, by AD type;
+    /// absent before 5.78 (experimental there).
+    public var advertisingData: [UInt8: Data]?
 
     /// Decodes the advertised properties from a device's `Device1` properties (values as the
     /// object tree holds them, or still in their variants).
@@ -44,5 +47,6 @@ public struct DeviceAdvertisement: Sendable, Hashable {
         txPower = try reader.optional(Key.txPower)
         appearance = try reader.optional(Key.appearance)
         advertisingFlags = try reader.optional(Key.advertisingFlags)
+        advertisingData = try reader.optionalByteMap(Key.advertisingData)
     }
 }
