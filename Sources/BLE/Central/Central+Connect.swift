@@ -156,6 +156,8 @@ public struct PeripheralInfo: Sendable, Hashable {
     public var name: String?
     /// Whether it is paired.
     public var isPaired: Bool
+    /// Whether BlueZ trusts it (`Device1.Trusted`: its requests need no authorization).
+    public var isTrusted: Bool
     /// Whether it is connected now.
     public var isConnected: Bool
     /// The services it advertised or BlueZ resolved.
@@ -167,6 +169,7 @@ public struct PeripheralInfo: Sendable, Hashable {
         id = PeripheralID(adapter: adapter, bluetoothAddress: device.address)
         name = device.name
         isPaired = device.paired
+        isTrusted = device.trusted
         isConnected = device.connected
         services = device.uuids.map { BluetoothUUID($0) }
         rssi = device.rssi

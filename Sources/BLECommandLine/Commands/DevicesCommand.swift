@@ -46,6 +46,7 @@ struct DeviceRecord: JSONLineRecord {
     var name: String?
     var connected: Bool
     var paired: Bool
+    var trusted: Bool
     var rssi: Int16?
     var services: [String]
 
@@ -55,6 +56,7 @@ struct DeviceRecord: JSONLineRecord {
         name = device.name
         connected = device.isConnected
         paired = device.isPaired
+        trusted = device.isTrusted
         rssi = device.rssi
         services = device.services.map(\.description)
     }

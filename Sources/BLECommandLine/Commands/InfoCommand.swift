@@ -7,7 +7,7 @@ enum InfoCommand {
         arguments: [DeviceArgument.argument],
         options: CommonOptions.all + [.init("--json", "the device as one JSON object, as ble devices --json")],
         details: """
-            The name, whether it is connected and paired, the last RSSI of the current
+            The name, whether it is connected, paired and trusted, the last RSSI of the current
             discovery and the services it advertised (or BlueZ resolved). A name is looked up
             by scanning for up to the timeout; an address must be known to bluetoothd already.
 
@@ -44,7 +44,10 @@ enum InfoCommand {
     /// The device, then one fact per line.
     static func lines(_ device: PeripheralInfo) -> [String] {
         var lines = ["\(device.id.address)  \(device.name ?? "(no name)")"]
-        lines.append("  connected: \(device.isConnected ? "yes" : "no"), paired: \(device.isPaired ? "yes" : "no")")
+        func yesNo(_ value: Bool) -> String { value ? "yes" : "no" }
+        lines.append(
+            "  connected: \(yesNo(device.isConnected)), paired: \(yesNo(device.isPaired)), "
+                + "trusted: \(yesNo(device.isTrusted))")
         if let rssi = device.rssi { lines.append("  RSSI: \(rssi) dBm") }
         if !device.services.isEmpty {
             lines.append("  services: " + device.services.map(Describe.uuid).joined(separator: ", "))

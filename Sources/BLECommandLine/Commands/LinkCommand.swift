@@ -28,34 +28,22 @@ enum LinkCommand {
             """)
 
     static func connect(_ arguments: ParsedArguments) async throws -> Int32 {
-        let common = try CommonOptions(arguments)
-        let session = try await CentralSession.open(common)
-        do {
+        try await CentralSession.run(try CommonOptions(arguments)) { session in
             let id = try await session.resolve(arguments.positional(0) ?? "")
             _ = try await session.connect(id)
             Terminal.line("\(id.address): connected")
-        } catch {
-            await session.close()
-            throw session.busLoss ?? error
         }
-        await session.close()
         return ExitCode.success
     }
 
     static func disconnect(_ arguments: ParsedArguments) async throws -> Int32 {
-        let common = try CommonOptions(arguments)
-        let session = try await CentralSession.open(common)
-        do {
+        try await CentralSession.run(try CommonOptions(arguments)) { session in
             let id = try await session.resolve(arguments.positional(0) ?? "")
             if let peripheral = await session.central.connectedPeripherals().first(where: { $0.id == id }) {
                 try await peripheral.disconnect()
             }
             Terminal.line("\(id.address): disconnected")
-        } catch {
-            await session.close()
-            throw session.busLoss ?? error
         }
-        await session.close()
         return ExitCode.success
     }
 }

@@ -9,9 +9,11 @@ struct CentralSession {
 
     /// Opens the central on `options.bus` and checks the adapter is usable: powered on, or
     /// merely present when `poweredOffIsFine` (for the commands that list or switch it).
-    static func open(_ options: CommonOptions, poweredOffIsFine: Bool = false) async throws(BLEError) -> CentralSession
-    {
-        let central = try await Central(bus: options.bus, adapter: options.adapter)
+    /// `centralOptions` for a command that needs its own (a pairing handler).
+    static func open(
+        _ options: CommonOptions, poweredOffIsFine: Bool = false, centralOptions: CentralOptions = CentralOptions()
+    ) async throws(BLEError) -> CentralSession {
+        let central = try await Central(bus: options.bus, adapter: options.adapter, options: centralOptions)
         let session = CentralSession(central: central, options: options)
         do {
             let state = await central.state
@@ -21,6 +23,24 @@ struct CentralSession {
             throw error
         }
         return session
+    }
+
+    /// Opens a session (see ``open(_:poweredOffIsFine:centralOptions:)``), runs `body` with it
+    /// and closes it on every path; a failure once the bus itself went away becomes that.
+    static func run<Result: Sendable>(
+        _ options: CommonOptions, poweredOffIsFine: Bool = false, centralOptions: CentralOptions = CentralOptions(),
+        _ body: (CentralSession) async throws -> Result
+    ) async throws -> Result {
+        let session = try await open(options, poweredOffIsFine: poweredOffIsFine, centralOptions: centralOptions)
+        let result: Result
+        do {
+            result = try await body(session)
+        } catch {
+            await session.close()
+            throw session.busLoss ?? error
+        }
+        await session.close()
+        return result
     }
 
     private func checkReady() async throws(BLEError) {

@@ -84,7 +84,7 @@ import Testing
             #expect(info.status == 0, "\(info.errors)")
             let lines = info.output.split(separator: "\n").map(String.init)
             #expect(lines.first == "\(CLIFixture.monitor)  Test HRM")
-            #expect(lines.contains("  connected: no, paired: no"))
+            #expect(lines.contains("  connected: no, paired: no, trusted: no"))
             #expect(lines.contains { $0.hasPrefix("  RSSI: ") && $0.hasSuffix(" dBm") }, "\(lines)")
             #expect(lines.contains("  services: Heart Rate (180D)"), "\(lines)")
             #expect(try await !fixture.isConnected(CLIFixture.monitor), "info connects to nothing")
