@@ -31,6 +31,17 @@ enum NotificationsAndBackPressure {
         return central
     }
 
+    /// A central whose notification loops keep the newest values when they fall behind.
+    static func latestValues(bus: Bus) async throws(BLEError) -> Central {
+        // snippet.begin buffer-policy
+        var options = CentralOptions()
+        options.notificationBufferSize = 16
+        options.notificationBufferPolicy = .dropOldest  // a live reading: the newest values win
+        let central = try await Central(bus: bus, options: options)
+        // snippet.end
+        return central
+    }
+
     /// Reads notifications over the AcquireNotify socket instead of D-Bus signals.
     static func acquired(_ characteristic: Characteristic, count: Int) async -> [Data] {
         var received: [Data] = []

@@ -207,24 +207,52 @@ struct NotificationTests {
         }
     }
 
+    /// An iteration of the heart rate that reads nothing while 0…9 are notified, returned once
+    /// a marker on the battery level, notified after them, has arrived: by then the peripheral
+    /// has handled all ten. The marker's own iteration, which keeps up, loses nothing.
+    private static func fallBehind(_ fixture: SimulatorFixture, _ peripheral: Peripheral) async throws
+        -> (NotificationSequence, NotificationSequence.AsyncIterator)
+    {
+        let rate = try await Self.rate(peripheral)
+        let slow = try await rate.subscribe()
+        let slowValues = slow.makeAsyncIterator()
+        let level = try await peripheral.characteristic(BluetoothUUID("2A19"), in: BluetoothUUID("180F"))
+        let marker = try await level.subscribe()
+        for byte in UInt8(0)..<10 { try Self.notify(fixture, Data([byte])) }
+        try Self.notify(fixture, Data([0xAA]), uuid: "2A19")
+        #expect(try await collect(marker, count: 1) == [Data([0xAA])])
+        #expect(marker.droppedCount == 0)
+        return (slow, slowValues)
+    }
+
     @Test("a slow subscriber loses values beyond its buffer, counted; others are unaffected")
     func dropsCounted() async throws {
         var options = CentralOptions()
         options.notificationBufferSize = 2
         try await Self.run(options: options) { fixture, _, peripheral in
-            let rate = try await Self.rate(peripheral)
-            let slow = try await rate.subscribe()
-            var slowValues = slow.makeAsyncIterator()
-            let level = try await peripheral.characteristic(BluetoothUUID("2A19"), in: BluetoothUUID("180F"))
-            let marker = try await level.subscribe()
-            for byte in UInt8(0)..<10 { try Self.notify(fixture, Data([byte])) }
-            try Self.notify(fixture, Data([0xAA]), uuid: "2A19")
-            // The peripheral handles its values in order: the marker came after all ten.
-            #expect(try await collect(marker, count: 1) == [Data([0xAA])])
+            var (slow, slowValues) = try await Self.fallBehind(fixture, peripheral)
             #expect(slow.droppedCount == 8)
+            #expect(slowValues.droppedCount == 8, "the iteration counts its own losses")
             #expect(await slowValues.next() == Data([0]))
             #expect(await slowValues.next() == Data([1]))
-            #expect(marker.droppedCount == 0)
+        }
+    }
+
+    @Test("dropOldest: a slow subscriber keeps the newest values, its losses counted per iteration")
+    func dropOldestKeepsTheNewest() async throws {
+        var options = CentralOptions()
+        options.notificationBufferSize = 2
+        options.notificationBufferPolicy = .dropOldest
+        try await Self.run(options: options) { fixture, _, peripheral in
+            var (slow, slowValues) = try await Self.fallBehind(fixture, peripheral)
+            #expect(slowValues.droppedCount == 8)
+            #expect(slow.droppedCount == 8)
+            #expect(await slowValues.next() == Data([8]))
+            #expect(await slowValues.next() == Data([9]))
+            // Keeping up again, nothing more is lost.
+            try Self.notify(fixture, Data([0x10]))
+            #expect(await slowValues.next() == Data([0x10]))
+            #expect(slowValues.droppedCount == 8)
         }
     }
 

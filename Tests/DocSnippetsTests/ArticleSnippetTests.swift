@@ -111,6 +111,17 @@ struct ArticleSnippetTests {
         #expect(size == 65_536)
     }
 
+    @Test("Notifications: the buffer policy option reaches the central")
+    func bufferPolicy() async throws {
+        let (size, policy) = try await SnippetFixture.run { fixture in
+            let central = try await NotificationsAndBackPressure.latestValues(bus: fixture.blePath)
+            defer { Task { await central.close() } }
+            return (central.options.notificationBufferSize, central.options.notificationBufferPolicy)
+        }
+        #expect(size == 16)
+        #expect(policy == .dropOldest)
+    }
+
     @Test("Notifications: AcquireNotify delivers the same values")
     func acquired() async throws {
         let values = try await SnippetFixture.run { fixture in

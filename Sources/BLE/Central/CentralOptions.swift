@@ -11,6 +11,9 @@ public struct CentralOptions: Sendable {
     /// before dropping (and counting) new ones: 8,192, several seconds at the fastest rate the
     /// bus sustains.
     public var notificationBufferSize: Int = 8192
+    /// Which values a full notification buffer drops: the new ones (the default) or the oldest
+    /// buffered ones. Each iteration counts its losses (``NotificationSequence/AsyncIterator/droppedCount``).
+    public var notificationBufferPolicy: NotificationBufferPolicy = .dropNewest
     /// Deadline of ``Peripheral/pair(timeout:)`` when none is given: connecting and pairing,
     /// including the user's typing (60 s, bluetoothd's wait for an agent's answer).
     public var pairTimeout: Duration = .seconds(60)

@@ -34,7 +34,8 @@ public struct NotificationSequence: AsyncSequence, Sendable {
         self.prepared = prepared
     }
 
-    /// Values dropped because an iteration fell behind (all iterations of this sequence).
+    /// Values dropped because an iteration fell behind (all iterations of this sequence; each
+    /// iterator counts its own in ``AsyncIterator/droppedCount``).
     public var droppedCount: Int { counters.dropped.load(ordering: .relaxed) }
 
     /// Starts an iteration (and the subscription, if it is the first).
@@ -65,7 +66,8 @@ public struct NotificationSequence: AsyncSequence, Sendable {
     static func makeIteration(
         peripheral: Peripheral, counters: NotificationCounters
     ) -> (NotificationConsumer, NotificationSubscriber) {
-        let buffer = NotificationBuffer(capacity: peripheral.notificationBufferSize)
+        let buffer = NotificationBuffer(
+            capacity: peripheral.notificationBufferSize, policy: peripheral.notificationBufferPolicy)
         return (NotificationConsumer(buffer), NotificationSubscriber(buffer: buffer, counters: counters))
     }
 
@@ -89,6 +91,9 @@ public struct NotificationSequence: AsyncSequence, Sendable {
     /// Yields values in arrival order.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let consumer: NotificationConsumer
+        /// Values this iteration lost because it fell behind and its buffer was full (which ones
+        /// follows ``CentralOptions/notificationBufferPolicy``).
+        public var droppedCount: Int { consumer.buffer.droppedCount }
         /// The next value, `nil` once the sequence ended.
         public mutating func next() async -> Data? { await consumer.buffer.next() }
         /// The next value, on the caller's actor.

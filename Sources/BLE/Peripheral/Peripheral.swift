@@ -58,6 +58,7 @@ public actor Peripheral {
     /// reports another.
     var announcedMTU = Peripheral.minimumMTU
     nonisolated let notificationBufferSize: Int
+    nonisolated let notificationBufferPolicy: NotificationBufferPolicy
     nonisolated let operationTimeout: Duration
 
     /// The actor runs where the bus connection does its I/O.
@@ -70,6 +71,7 @@ public actor Peripheral {
         options: CentralOptions
     ) {
         self.notificationBufferSize = options.notificationBufferSize
+        self.notificationBufferPolicy = options.notificationBufferPolicy
         self.operationTimeout = options.callTimeout
         self.id = id
         self.devicePath = devicePath

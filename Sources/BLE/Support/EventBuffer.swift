@@ -22,12 +22,19 @@ typealias NotificationConsumer = EventConsumer<Data>
 final class EventBuffer<Element: Sendable>: Sendable {
     /// What became of a value offered with ``yield(_:)``.
     enum YieldOutcome {
-        case enqueued, dropped, terminated
+        /// Kept, or handed to the waiting consumer.
+        case enqueued
+        /// Lost: the buffer was full (this value under ``NotificationBufferPolicy/dropNewest``,
+        /// the oldest buffered one under ``NotificationBufferPolicy/dropOldest``).
+        case dropped
+        case terminated
     }
 
     private struct State {
         var values: [Element] = []
         var head = 0
+        /// Values lost to a full buffer.
+        var dropped = 0
         var waiter: UnsafeContinuation<Element?, Never>?
         var ended = false
         var onTermination: (@Sendable () -> Void)?
@@ -57,11 +64,19 @@ final class EventBuffer<Element: Sendable>: Sendable {
         }
     }
 
-    /// At most this many values wait for the consumer (later ones are dropped); nil: no bound.
+    /// At most this many values wait for the consumer; nil: no bound.
     let capacity: Int?
+    /// Which value a full buffer loses.
+    let policy: NotificationBufferPolicy
     private let state = PosixMutex(State())
 
-    init(capacity: Int?) { self.capacity = capacity.map { Swift.max(1, $0) } }
+    init(capacity: Int?, policy: NotificationBufferPolicy = .dropNewest) {
+        self.capacity = capacity.map { Swift.max(1, $0) }
+        self.policy = policy
+    }
+
+    /// How many values this buffer lost because it was full.
+    var droppedCount: Int { state.withLock { $0.dropped } }
 
     /// Runs `action` once when the buffer ends, for either reason; at once if it has ended
     /// already (a producer that started first may have finished it before this is set).
@@ -82,7 +97,13 @@ final class EventBuffer<Element: Sendable>: Sendable {
                 state.waiter = nil
                 return (.enqueued, waiter)
             }
-            if let capacity, state.values.count - state.head >= capacity { return (.dropped, nil) }
+            if let capacity, state.values.count - state.head >= capacity {
+                state.dropped += 1
+                guard policy == .dropOldest else { return (.dropped, nil) }
+                _ = state.popFirst()
+                state.values.append(value)
+                return (.dropped, nil)
+            }
             state.values.append(value)
             return (.enqueued, nil)
         }
