@@ -58,8 +58,41 @@ struct GattDiscoveryTests {
     func includedServices() async throws {
         try await Self.run { _, _, peripheral in
             let services = try await peripheral.discoverServices()
-            #expect(services.first { $0.uuid == BluetoothUUID("180D") }?.includedServices == [BluetoothUUID("180F")])
-            #expect(services.first { $0.uuid == BluetoothUUID("180F") }?.includedServices == [])
+            let heartRate = try #require(services.first { $0.uuid == BluetoothUUID("180D") })
+            let battery = try #require(services.first { $0.uuid == BluetoothUUID("180F") })
+            #expect(heartRate.includedServices.map(\.uuid) == [BluetoothUUID("180F")])
+            // The included service is the battery service itself, with its characteristics.
+            #expect(heartRate.includedServices.first == battery)
+            #expect(
+                heartRate.includedServices.first?.characteristics.map(\.uuid) == battery.characteristics.map(\.uuid))
+            #expect(battery.includedServices.isEmpty)
+        }
+    }
+
+    // Two services of no plugin's (a plugin's, such as HID's, would be hidden by bluetoothd).
+    static let loopA = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"
+    static let loopB = "6e400011-b5a3-f393-e0a9-e50e24dcca9e"
+
+    @Test("services that include each other (a loop): each include is listed, the loop stops")
+    func includeLoop() async throws {
+        let first = VirtualService(
+            uuid: Self.loopA, includes: [Self.loopB],
+            characteristics: [VirtualCharacteristic(uuid: "2A47", flags: ["read"], value: [0x01])])
+        let second = VirtualService(
+            uuid: Self.loopB, includes: [Self.loopA],
+            characteristics: [VirtualCharacteristic(uuid: "2A4A", flags: ["read"], value: [0x02])])
+        let looping = VirtualPeripheral(address: Self.sensor, name: "Loop", services: [first, second])
+        try await SimulatorFixture.run(peripherals: [looping]) { fixture in
+            let (central, peripheral) = try await fixture.connected(Self.sensor)
+            let services = try await peripheral.discoverServices([BluetoothUUID(Self.loopA), BluetoothUUID(Self.loopB)])
+            let outer = try #require(services.first { $0.uuid == BluetoothUUID(Self.loopA) })
+            let included = try #require(outer.includedServices.first)
+            #expect(included.uuid == BluetoothUUID(Self.loopB))
+            #expect(included.characteristics.map(\.uuid) == [BluetoothUUID("2A4A")])
+            // B includes A again: listed, without going round once more.
+            #expect(included.includedServices.map(\.uuid) == [BluetoothUUID(Self.loopA)])
+            #expect(included.includedServices.first?.includedServices.isEmpty == true)
+            await central.close()
         }
     }
 

@@ -12,7 +12,8 @@ struct GattLayout {
         var uuid: BluetoothUUID
         var isPrimary: Bool
         var handle: UInt16?
-        var includedServices: [BluetoothUUID]
+        /// The paths of the services it includes (`Includes`), those the mirror holds.
+        var includedPaths: [ObjectPath]
         var path: ObjectPath
         var characteristics: [CharacteristicEntry]
     }
@@ -35,12 +36,12 @@ struct GattLayout {
         version = tree.gattLayoutVersion(of: device)
         services = tree.servicePaths(of: device).compactMap { servicePath -> ServiceEntry? in
             guard let properties = (try? tree.service(at: servicePath)) ?? nil else { return nil }
-            let included = (properties.includes ?? []).compactMap { path in
-                ((try? tree.service(at: path)) ?? nil).map { BluetoothUUID($0.uuid) }
+            let included = (properties.includes ?? []).filter { path in
+                ((try? tree.service(at: path)) ?? nil) != nil
             }
             return ServiceEntry(
                 uuid: BluetoothUUID(properties.uuid), isPrimary: properties.primary,
-                handle: BlueZPath.serviceHandle(of: servicePath), includedServices: included, path: servicePath,
+                handle: BlueZPath.serviceHandle(of: servicePath), includedPaths: included, path: servicePath,
                 characteristics: tree.characteristicPaths(of: servicePath).compactMap { Self.characteristic($0, tree) })
         }
     }
@@ -57,5 +58,13 @@ struct GattLayout {
             path: path, uuid: BluetoothUUID(properties.uuid),
             properties: CharacteristicProperties(flags: properties.flags.strings),
             handle: properties.handle ?? BlueZPath.characteristicHandle(of: path), descriptors: descriptors)
+    }
+}
+
+extension GattLayout.ServiceEntry {
+    /// `entry` reached again through an include loop: itself, without the includes that loop.
+    init(looping entry: GattLayout.ServiceEntry) {
+        self = entry
+        includedPaths = []
     }
 }

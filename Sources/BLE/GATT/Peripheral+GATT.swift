@@ -20,17 +20,29 @@ extension Peripheral {
             all = kept.services
         } else {
             let layout = currentLayout(version: version)
-            all = layout.services.map { entry in
-                Service(
-                    uuid: entry.uuid, isPrimary: entry.isPrimary, handle: entry.handle,
-                    includedServices: entry.includedServices,
-                    characteristics: entry.characteristics.map { characteristicObject($0, serviceUUID: entry.uuid) },
-                    path: entry.path)
-            }
+            let entries = Dictionary(layout.services.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+            all = layout.services.map { service($0, entries: entries, including: []) }
             discovered.withLock { $0 = (layout.version, all) }
         }
         guard let uuids else { return all }
         return all.filter { uuids.contains($0.uuid) }
+    }
+
+    /// The service of `entry`, with the services it includes; `including` is the chain of
+    /// services that include this one, where an include loop stops.
+    private func service(
+        _ entry: GattLayout.ServiceEntry, entries: [ObjectPath: GattLayout.ServiceEntry], including: Set<ObjectPath>
+    ) -> Service {
+        let chain = including.union([entry.path])
+        let included = entry.includedPaths.compactMap { entries[$0] }.map { included in
+            chain.contains(included.path)
+                ? service(GattLayout.ServiceEntry(looping: included), entries: entries, including: chain)
+                : service(included, entries: entries, including: chain)
+        }
+        return Service(
+            uuid: entry.uuid, isPrimary: entry.isPrimary, handle: entry.handle, includedServices: included,
+            characteristics: entry.characteristics.map { characteristicObject($0, serviceUUID: entry.uuid) },
+            path: entry.path)
     }
 
     /// The decoded layout of the device's objects: the one kept, unless the mirror's objects

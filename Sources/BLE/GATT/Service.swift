@@ -8,8 +8,11 @@ public struct Service: Sendable, Hashable, Identifiable {
     public var isPrimary: Bool
     /// The start handle (from `Handle`, or BlueZ's object path on 5.66).
     public var handle: UInt16?
-    /// UUIDs of the services it includes.
-    public var includedServices: [BluetoothUUID]
+    /// The services it includes (Core Bluetooth's `includedServices`), each with its own
+    /// characteristics and included services. An include that would lead back to a service
+    /// that includes it (a loop, which a well-formed peripheral never has) is listed without
+    /// its own included services.
+    public var includedServices: [Service]
     /// Its characteristics.
     public var characteristics: [Characteristic]
     let path: ObjectPath
