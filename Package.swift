@@ -38,7 +38,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "BLECommandLine", dependencies: ["BLE", "BLESimulator", "DBusTestSupport"],
+            name: "BLECommandLine", dependencies: ["BLE", "BlueZ", "DBus", "BLESimulator", "DBusTestSupport"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "ble",

@@ -26,6 +26,7 @@ public enum BLETool {
         Command(spec: PairingCommands.pairSpec, run: PairingCommands.pair),
         Command(spec: PairingCommands.unpairSpec, run: PairingCommands.unpair),
         Command(spec: PairingCommands.trustSpec, run: PairingCommands.trust),
+        Command(spec: MonitorCommand.spec, run: MonitorCommand.run),
         Command(spec: ExploreCommand.spec, run: ExploreCommand.run),
         Command(spec: ReadCommand.spec, run: ReadCommand.run),
         Command(spec: WriteCommand.spec, run: WriteCommand.run),

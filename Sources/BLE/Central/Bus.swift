@@ -9,7 +9,8 @@ public enum Bus: Sendable, Hashable, CustomStringConvertible {
     /// A bus at an address, e.g. a `BLESimulator` on a private bus.
     case address(String)
 
-    var connectionBus: Connection.Bus {
+    /// The same bus as the D-Bus layer names it, for a tool that also talks to it directly.
+    public var connectionBus: Connection.Bus {
         switch self {
         case .system: .system
         case .session: .session

@@ -5,10 +5,11 @@ enum PowerCommand {
     static let spec = CommandSpec(
         name: "power", summary: "show the adapter's power, or switch it on or off",
         arguments: [.init("on|off", "what to switch to (default: only show it)", optional: true)],
-        options: CommonOptions.placement,
+        options: CommonOptions.placement + [.init("--json", "the adapter and its power as one JSON object")],
         details: """
-            Prints the adapter and its power, "hci0: on", after switching it when asked; the
-            switch returns once bluetoothd says it is done.
+            Prints the adapter and its power, "hci0: on" ({"adapter":"hci0","powered":true} with
+            --json), after switching it when asked; the switch returns once bluetoothd says it
+            is done.
 
             examples:
               ble power
@@ -28,7 +29,10 @@ enum PowerCommand {
         do {
             if let wanted { try await session.central.setPowered(wanted) }
             let on = await session.central.state == .poweredOn
-            Terminal.line("\(session.central.adapterName): \(on ? "on" : "off")")
+            let adapter = session.central.adapterName
+            Terminal.line(
+                arguments.flag("--json")
+                    ? PowerRecord(adapter: adapter, powered: on).line : "\(adapter): \(on ? "on" : "off")")
         } catch {
             await session.close()
             throw session.busLoss ?? error
@@ -36,4 +40,10 @@ enum PowerCommand {
         await session.close()
         return ExitCode.success
     }
+}
+
+/// `ble power --json`: the adapter and whether it is powered.
+struct PowerRecord: JSONLineRecord {
+    var adapter: String
+    var powered: Bool
 }

@@ -17,6 +17,7 @@ import Testing
             #expect(await central.state == .poweredOff)
             await central.close()
             #expect(try await fixture.ble("power").output == "hci0: off\n")
+            #expect(try await fixture.ble("power", "--json").output == "{\"adapter\":\"hci0\",\"powered\":false}\n")
             #expect(try await fixture.ble("power", "on").output == "hci0: on\n")
         }
     }

@@ -32,7 +32,7 @@ import Testing
         #expect(outcome.status == ExitCode.usage)
         #expect(
             outcome.errors
-                == "ble: error: unknown command \"fly\"; commands: scan, devices, info, power, connect, disconnect, pair, unpair, trust, explore, read, write, notify, serve, sim, demo\n"
+                == "ble: error: unknown command \"fly\"; commands: scan, devices, info, power, connect, disconnect, pair, unpair, trust, monitor, explore, read, write, notify, serve, sim, demo\n"
         )
     }
 
