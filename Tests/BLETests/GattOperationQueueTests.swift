@@ -283,6 +283,40 @@ struct GattOperationQueueTests {
         #expect(afterRead == [], "a write without response waits behind a read")
     }
 
+    @Test("readiness for writes without response: up with the link, down while the window is full or work waits")
+    func writeReadiness() {
+        var machine = Machine(pipelineWindow: 2)
+        #expect(machine.readinessChange() == nil, "no link: not ready, as first told")
+        machine.setLinkUp(true)
+        #expect(machine.readinessChange() == true)
+        func command(_ name: String, _ waiter: String) -> UInt64 {
+            let id = machine.reserve()
+            _ = machine.submit(
+                id, request: name, path: heartRate, isRead: false, pipelined: true, deadline: Self.at(1000),
+                waiter: waiter, now: Self.at(0))
+            return id
+        }
+        let first = command("c1", "A")
+        #expect(machine.readinessChange() == nil, "one in flight leaves room")
+        let second = command("c2", "B")
+        #expect(machine.readinessChange() == false, "the window is full")
+        #expect(!machine.acceptsWriteWithoutResponse)
+        let third = command("c3", "C")
+        #expect(machine.queuedCount == 1, "a write past the window waits its turn")
+        _ = machine.finished(first, .success("ok"), echo: nil, now: Self.at(1))
+        #expect(machine.readinessChange() == nil, "the third took the freed slot: still full")
+        _ = machine.finished(second, .success("ok"), echo: nil, now: Self.at(2))
+        #expect(machine.readinessChange() == true, "room again, nothing waiting")
+        // A read in flight holds everything else back.
+        _ = machine.finished(third, .success("ok"), echo: nil, now: Self.at(3))
+        let (read, _) = submit(&machine, "read", isRead: true, waiter: "D")
+        #expect(machine.readinessChange() == false)
+        _ = machine.finished(read, .success("r"), echo: nil, now: Self.at(4))
+        #expect(machine.readinessChange() == true)
+        _ = machine.linkWentDown(BLEError(.disconnected, message: "gone"))
+        #expect(machine.readinessChange() == false, "no link, no writes")
+    }
+
     @Test(
         "plain notifications are decided without an action; a read of the path or an expected echo takes the long way")
     func plainDelivery() {

@@ -34,10 +34,25 @@ final class GattClient: GattValueSink, Sendable {
 
     private let machine: PosixMutex<Machine>
     private let session: BlueZSession
+    /// Told each time a write without response becomes able to go out at once.
+    let readiness: EventBroadcast<Void>
 
     init(session: BlueZSession, pipelineWindow: Int) {
         self.session = session
         machine = PosixMutex(Machine(pipelineWindow: pipelineWindow))
+        readiness = EventBroadcast(keepingLatest: 1, diagnostics: session.diagnostics)
+    }
+
+    /// Whether a write without response would go out at once (see
+    /// ``GattOperationQueue/acceptsWriteWithoutResponse``).
+    var acceptsWriteWithoutResponse: Bool { machine.withLock { $0.acceptsWriteWithoutResponse } }
+
+    /// Runs an event's actions, then tells the readiness listeners when writes without
+    /// response became able to go out at once: each event is fed to the machine with its
+    /// ``GattOperationQueue/readinessChange()`` under one lock.
+    private func run(_ outcome: (actions: [Machine.Action], ready: Bool?)) {
+        run(outcome.actions)
+        if outcome.ready == true { readiness.yield(()) }
     }
 
     // MARK: Operations
@@ -53,21 +68,28 @@ final class GattClient: GattValueSink, Sendable {
         // counters prove it in every bus test.
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (waiter: Waiter) in
-                let actions = machine.withLock {
-                    $0.submit(
-                        id, request: call, path: call.path, isRead: call.isCharacteristicRead,
-                        pipelined: call.isPipelined, deadline: deadline, waiter: waiter, now: .now)
-                }
-                run(actions)
+                run(
+                    machine.withLock { machine in
+                        let actions = machine.submit(
+                            id, request: call, path: call.path, isRead: call.isCharacteristicRead,
+                            pipelined: call.isPipelined, deadline: deadline, waiter: waiter, now: .now)
+                        return (actions, machine.readinessChange())
+                    })
             }
         } onCancel: {
-            run(machine.withLock { $0.cancel(id, now: .now) })
+            run(machine.withLock { machine in (machine.cancel(id, now: .now), machine.readinessChange()) })
         }
         session.diagnostics.operationDidResume()
         return try result.get()
     }
 
-    func setLinkUp(_ up: Bool) { machine.withLock { $0.setLinkUp(up) } }
+    func setLinkUp(_ up: Bool) {
+        run(
+            machine.withLock { machine -> ([Machine.Action], Bool?) in
+                machine.setLinkUp(up)
+                return ([], machine.readinessChange())
+            })
+    }
 
     /// Operations submitted while the link is down fail with `error` (see
     /// ``GattOperationQueue/refuse(with:)``).
@@ -76,18 +98,23 @@ final class GattClient: GattValueSink, Sendable {
     /// How many operations wait their turn (for tests).
     var queuedCount: Int { machine.withLock { $0.queuedCount } }
 
-    func linkWentDown(_ error: BLEError) { run(machine.withLock { $0.linkWentDown(error) }) }
+    func linkWentDown(_ error: BLEError) {
+        run(machine.withLock { machine in (machine.linkWentDown(error), machine.readinessChange()) })
+    }
 
     // MARK: Notifications
 
     func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32) {
         // Most values are plain notifications: handed over with no action built.
-        let (targets, actions) = machine.withLock { machine -> ([NotificationSubscriber], [Machine.Action]) in
-            if let targets = machine.plainDelivery(path, value) { return (targets, []) }
-            return ([], machine.valueChanged(path, value, serial: serial))
+        let (targets, actions, ready) = machine.withLock {
+            machine -> ([NotificationSubscriber], [Machine.Action], Bool?) in
+            if let targets = machine.plainDelivery(path, value) { return (targets, [], nil) }
+            // A value can end an InProgress wait, which frees the window.
+            let actions = machine.valueChanged(path, value, serial: serial)
+            return ([], actions, machine.readinessChange())
         }
         for subscriber in targets { subscriber.deliver(value) }
-        run(actions)
+        run((actions, ready))
     }
 
     /// Records a value that came outside the bus (AcquireNotify) as the characteristic's last.
@@ -127,7 +154,7 @@ final class GattClient: GattValueSink, Sendable {
                 // queued behind another or waits to retry. The loop's own timer runs the wake-up
                 // on the I/O thread, with no task.
                 session.connection.schedule(after: instant - .now) { [self] in
-                    run(machine.withLock { $0.timerFired(now: .now) })
+                    run(machine.withLock { machine in (machine.timerFired(now: .now), machine.readinessChange()) })
                 }
             }
         }
@@ -145,7 +172,7 @@ final class GattClient: GattValueSink, Sendable {
             run(
                 machine.withLock { machine in
                     if call.readsWholeValue, let echo { machine.notedValue(call.path, echo.value) }
-                    return machine.finished(id, result, echo: echo, now: .now)
+                    return (machine.finished(id, result, echo: echo, now: .now), machine.readinessChange())
                 })
         }
     }

@@ -67,6 +67,8 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     init(pipelineWindow: Int = 16) { self.pipelineWindow = max(1, pipelineWindow) }
 
     private var linkUp = false
+    /// What ``readinessChange()`` last returned.
+    private var toldReady = false
     /// What an operation submitted while the link is down fails with; nil: not connected (the
     /// error is made when needed, not at every link change).
     private var refusal: BLEError?
@@ -126,6 +128,27 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
 
     /// How many operations wait their turn (not sent yet), for tests that act on one queued.
     var queuedCount: Int { queue.count }
+
+    // MARK: Readiness for writes without response
+
+    /// Whether a write without response submitted now goes out at once (Core Bluetooth's
+    /// `canSendWriteWithoutResponse`): the link is up, nothing waits its turn, and what is in
+    /// flight leaves room in the window. Otherwise such a write waits in the queue, its caller
+    /// suspended (cancellable, within its deadline), rather than piling up at bluetoothd.
+    var acceptsWriteWithoutResponse: Bool {
+        linkUp && queue.isEmpty
+            && (inFlight.isEmpty
+                || (inFlight.count < pipelineWindow && inFlight.allSatisfy { $0.pipelined && $0.retryAt == nil }))
+    }
+
+    /// ``acceptsWriteWithoutResponse`` when it changed since this last returned it, else nil:
+    /// the shell asks after every event and tells its listeners when it became true.
+    mutating func readinessChange() -> Bool? {
+        let ready = acceptsWriteWithoutResponse
+        guard ready != toldReady else { return nil }
+        toldReady = ready
+        return ready
+    }
 
     // MARK: Operations
 

@@ -90,6 +90,7 @@ public actor Peripheral {
         reconnectDelay?.cancel()
         for id in linkTimers.values { session.connection.cancelScheduled(id) }
         eventBroadcast.finish()
+        client.readiness.finish()
     }
 
     /// Starts following the device's objects (once): the session tells this actor of each
