@@ -8,7 +8,8 @@ APT_PACKAGES := libdbus-1-dev dbus pkg-config gcc python3 python3-venv
 BLEAK_VENV := .build/bleak-venv
 BENCH_DIR := .build/bench
 
-.PHONY: deps demo dbus-demo test test-bluez test-under-load build bench bench-dbus lint clean conformance bleak-venv \
+.PHONY: deps demo dbus-demo test test-bluez test-under-load build bench bench-dbus lint clean conformance ci-examples \
+	bleak-venv \
 	docs docs-check soak sanitize sanitize-thread sanitize-address fuzz fuzz-corpus
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
@@ -42,6 +43,7 @@ test: deps
 	timeout 1800 $(SWIFT) test --skip-build
 	$(MAKE) test-bluez
 	$(MAKE) conformance
+	$(MAKE) ci-examples
 	$(MAKE) docs-check
 
 ## RealBlueZTests against the real bluetoothd 5.66 with two emulated controllers in a qemu
@@ -71,6 +73,16 @@ conformance: bleak-venv
 	$(SWIFT) build --product ble-sim
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.66
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.87
+
+## The examples of "Testing any BLE client with ble-sim" (Examples/ble-sim-ci), run as another
+## project's CI would: pytest with bleak, bluetoothctl from Debian's bluez package, a C client.
+ci-examples: bleak-venv
+	@dpkg -s bluez >/dev/null 2>&1 || { $(SUDO) apt-get update -qq \
+		&& $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bluez; }
+	@$(BLEAK_VENV)/bin/python -c "import pytest" 2>/dev/null \
+		|| $(BLEAK_VENV)/bin/pip install -q --disable-pip-version-check pytest
+	$(SWIFT) build --product ble-sim
+	sh Examples/ble-sim-ci/run.sh .build/debug/ble-sim $(BLEAK_VENV)/bin/python .build/examples
 
 ## The long fault soak (the short one is part of `make test`): 100 simulated peripherals,
 ## 10,000 mixed operations under injected faults. SOAK_SEED=<seed> replays a run.
