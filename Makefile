@@ -10,7 +10,7 @@ BENCH_DIR := .build/bench
 
 .PHONY: deps demo dbus-demo test test-bluez test-under-load build bench bench-dbus lint clean conformance ci-examples \
 	bleak-venv \
-	docs docs-check soak sanitize sanitize-thread sanitize-address fuzz fuzz-corpus
+	docs docs-check soak sanitize sanitize-thread sanitize-address fuzz fuzz-corpus dist test-dist
 
 ## Install missing system packages (libdbus-1-dev, dbus-daemon, pkg-config, a C compiler).
 deps:
@@ -73,6 +73,15 @@ conformance: bleak-venv
 	$(SWIFT) build --product ble-sim
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.66
 	$(BLEAK_VENV)/bin/python Tests/Conformance/bleak_conformance.py .build/debug/ble-sim Scenarios/heart-rate-monitor.json --profile 5.87
+
+## ble and ble-sim with the Swift runtime linked statically, as a Debian package and a tarball
+## in .build/dist (Packaging/dist.sh); test-dist installs the package in a Debian 12 root with no
+## Swift (debootstrap) and runs bleak's conformance flow against it (Packaging/test-dist.sh).
+dist: deps
+	sh Packaging/dist.sh $(SWIFT) .build/dist
+
+test-dist: dist
+	$(SUDO) sh Packaging/test-dist.sh .build/dist
 
 ## The examples of "Testing any BLE client with ble-sim" (Examples/ble-sim-ci), run as another
 ## project's CI would: pytest with bleak, bluetoothctl from Debian's bluez package, a C client.
