@@ -24,7 +24,7 @@ struct WriteReadinessTests {
             let control = try await peripheral.characteristic(BluetoothUUID("2A39"), in: BluetoothUUID("180D"))
             #expect(peripheral.canSendWriteWithoutResponse, "connected, nothing in flight")
             fixture.simulator.inject(
-                SimulatedFault(.write, address: Self.sensor, action: .delay(.seconds(3)), count: 2))
+                SimulatedFault(.write, address: Self.sensor, action: .delay(.seconds(20)), count: 2))
             var inFlight: [Task<Void, any Error>] = []
             for byte in UInt8(1)...2 {
                 // One after the other, so that they reach the peripheral in this order.

@@ -3,17 +3,33 @@ import DBus
 import Foundation
 
 /// One call to bluetoothd that a GATT operation makes: built when it is sent.
-struct GattCall: Sendable {
-    var path: ObjectPath
-    var interface: InterfaceName
-    var member: MemberName
-    var arguments: [DBusValue]
+///
+/// A class: the queue machine and its actions pass it along several times per operation, and
+/// copying a struct of strings and values retains each of them, an atomic operation apiece.
+final class GattCall: Sendable {
+    let path: ObjectPath
+    let interface: InterfaceName
+    let member: MemberName
+    let arguments: [DBusValue]
     /// A characteristic's ReadValue: its `Value` echo is told apart from notifications.
-    var isCharacteristicRead = false
+    let isCharacteristicRead: Bool
     /// A characteristic's ReadValue from offset 0: its reply becomes the last value.
-    var readsWholeValue = false
+    let readsWholeValue: Bool
     /// A characteristic's write without response: may go beside others of its kind.
-    var isPipelined = false
+    let isPipelined: Bool
+
+    init(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [DBusValue],
+        isCharacteristicRead: Bool = false, readsWholeValue: Bool = false, isPipelined: Bool = false
+    ) {
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.arguments = arguments
+        self.isCharacteristicRead = isCharacteristicRead
+        self.readsWholeValue = readsWholeValue
+        self.isPipelined = isPipelined
+    }
 }
 
 /// Receives the `Value` changes of one device's characteristics, on the I/O thread.

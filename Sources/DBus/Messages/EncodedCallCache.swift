@@ -63,19 +63,22 @@ struct EncodedCallCache {
     private struct Shape: Hashable {
         let message: DBusMessage
 
+        // Field by field, without taking a copy of either message (a copy retains every
+        // string in it, and a look-up compares on every write).
         static func == (lhs: Shape, rhs: Shape) -> Bool {
-            let a = lhs.message
-            let b = rhs.message
             guard
-                a.kind == b.kind, a.path == b.path, a.member == b.member, a.interface == b.interface,
-                a.destination == b.destination, a.noReplyExpected == b.noReplyExpected,
-                a.replySerial == b.replySerial, a.errorName == b.errorName, a.body.count == b.body.count
+                lhs.message.kind == rhs.message.kind, lhs.message.path == rhs.message.path,
+                lhs.message.member == rhs.message.member, lhs.message.interface == rhs.message.interface,
+                lhs.message.destination == rhs.message.destination,
+                lhs.message.noReplyExpected == rhs.message.noReplyExpected,
+                lhs.message.replySerial == rhs.message.replySerial, lhs.message.errorName == rhs.message.errorName,
+                lhs.message.body.count == rhs.message.body.count
             else { return false }
-            for (x, y) in zip(a.body, b.body) {
-                switch (x, y) {
+            for index in lhs.message.body.indices {
+                switch (lhs.message.body[index], rhs.message.body[index]) {
                 case (.bytes(let first), .bytes(let second)):
                     if first.count != second.count { return false }
-                default:
+                case (let x, let y):
                     if x != y { return false }
                 }
             }
