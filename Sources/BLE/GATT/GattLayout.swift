@@ -60,11 +60,3 @@ struct GattLayout {
             handle: properties.handle ?? BlueZPath.characteristicHandle(of: path), descriptors: descriptors)
     }
 }
-
-extension GattLayout.ServiceEntry {
-    /// `entry` reached again through an include loop: itself, without the includes that loop.
-    init(looping entry: GattLayout.ServiceEntry) {
-        self = entry
-        includedPaths = []
-    }
-}

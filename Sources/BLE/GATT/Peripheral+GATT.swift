@@ -33,12 +33,13 @@ extension Peripheral {
     private func service(
         _ entry: GattLayout.ServiceEntry, entries: [ObjectPath: GattLayout.ServiceEntry], including: Set<ObjectPath>
     ) -> Service {
-        let chain = including.union([entry.path])
-        let included = entry.includedPaths.compactMap { entries[$0] }.map { included in
-            chain.contains(included.path)
-                ? service(GattLayout.ServiceEntry(looping: included), entries: entries, including: chain)
-                : service(included, entries: entries, including: chain)
-        }
+        // Reached again round a loop: listed, without going round once more.
+        let included =
+            including.contains(entry.path)
+            ? []
+            : entry.includedPaths.compactMap { entries[$0] }.map {
+                service($0, entries: entries, including: including.union([entry.path]))
+            }
         return Service(
             uuid: entry.uuid, isPrimary: entry.isPrimary, handle: entry.handle, includedServices: included,
             characteristics: entry.characteristics.map { characteristicObject($0, serviceUUID: entry.uuid) },

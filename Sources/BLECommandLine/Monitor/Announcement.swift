@@ -46,7 +46,9 @@ struct Announcement {
     }
 
     /// bluetoothd came (back) on the bus.
-    init(back: Void) { change = .back }
+    static let bluetoothdBack = Announcement(change: .back)
+
+    private init(change: Change) { self.change = change }
 
     /// `adapter`, `device`, `service`, `characteristic`, `descriptor`, or `object`.
     var kind: String {
@@ -85,7 +87,8 @@ struct Announcement {
     /// One JSON object.
     func record(at date: Date) -> AnnouncementRecord {
         AnnouncementRecord(
-            time: Describe.timestamp(date), event: change.rawValue, kind: change == .left || change == .back ? nil : kind,
+            time: Describe.timestamp(date), event: change.rawValue,
+            kind: change == .left || change == .back ? nil : kind,
             path: path?.rawValue, address: address, interfaces: interfaces.isEmpty ? nil : interfaces,
             properties: properties.isEmpty
                 ? nil : Dictionary(properties.map { ($0.name, PropertyText.json($0.value)) }, uniquingKeysWith: { $1 }),

@@ -75,7 +75,7 @@ enum MonitorCommand {
     private static func announcement(_ message: DBusMessage) -> Announcement? {
         if message.member?.rawValue == "NameOwnerChanged" {
             guard message.body.count == 3, case .string(let owner) = message.body[2] else { return nil }
-            return owner.isEmpty ? Announcement(.reset) : Announcement(back: ())
+            return owner.isEmpty ? Announcement(.reset) : .bluetoothdBack
         }
         guard let event = try? ObjectTreeEvent(signal: message) else { return nil }
         return Announcement(event)

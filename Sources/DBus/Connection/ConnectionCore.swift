@@ -69,8 +69,10 @@ final class ConnectionCore: Sendable {
     /// tasks and callbacks, and the actors whose executor it is.
     var isOnIOThread: Bool { ioThread.load(ordering: .acquiring) == UInt(pthread_self()) }
 
-    /// The loop while it runs, read and written only on the I/O thread (``runOrEnqueue(_:)``
-    /// checks the thread before it looks).
+    /// The loop while it runs. Unsafe for the compiler, safe by thread: it is written only by
+    /// the loop on the I/O thread (``attach(_:)``) and read only after ``isOnIOThread`` says the
+    /// reader is that thread, so no two threads ever touch it. A lock here would be taken on
+    /// every call and wake-up of the hot path for a value one thread uses.
     nonisolated(unsafe) private var runningLoop: IOLoop?
 
     /// Called by the loop on the I/O thread: itself as it starts, nil as it ends.
