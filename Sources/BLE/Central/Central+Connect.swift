@@ -142,7 +142,9 @@ extension Central {
             guard services.isEmpty || !offered.isDisjoint(with: services) else { return nil }
             let id = PeripheralID(adapter: adapterName, bluetoothAddress: device.address)
             let peripheral = peripheral(for: id, path: path)
-            Task { await peripheral.reattach() }
+            // At once, not in a task: a caller's next step (a disconnect) must find the link
+            // taken up. The peripheral runs on this central's executor, the thread this runs on.
+            peripheral.assumeIsolated { $0.reattach() }
             return peripheral
         }
     }
