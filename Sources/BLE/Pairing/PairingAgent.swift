@@ -47,6 +47,13 @@ final class PairingAgent: Sendable {
 
     // MARK: Registration
 
+    /// Whether the running bluetoothd has the agent: checked without suspending, so that a
+    /// connect does not leave its executor for a registration that is already done.
+    var isRegistered: Bool {
+        guard let owner = session.owner else { return false }
+        return state.withLock { $0.registeredWith == owner }
+    }
+
     /// Exports the agent (once) and registers it with the running bluetoothd unless it already
     /// is; the call waits at most `timeout` (the session's call timeout when nil).
     func register(timeout: Duration? = nil) async throws(BLEError) {

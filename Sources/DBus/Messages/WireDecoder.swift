@@ -191,20 +191,23 @@ struct WireDecoder: ~Copyable {
         else { return nil }
         let text = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
         offset += length + 1
-        for candidate in known where Self.equal(candidate.rawValue, text) { return candidate }
-        for candidate in Self.ownInterfaces where Self.equal(candidate.rawValue, text) { return candidate }
+        // By index and borrowed: a `for` loop's copy of each candidate, and a copy of its text
+        // to reach the bytes, cost two reference counts per candidate and interface.
+        for index in known.indices where Self.equal(known[index].rawValue, text) { return known[index] }
+        if Self.equal(InterfaceName.properties.rawValue, text) { return .properties }
+        if Self.equal(InterfaceName.introspectable.rawValue, text) { return .introspectable }
         return try? InterfaceName(String(decoding: text, as: UTF8.self))
     }
 
-    private static let ownInterfaces: [InterfaceName] = [.properties, .introspectable]
-
-    private static func equal(_ name: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var name = name
-        return name.withUTF8 { utf8 in
-            guard utf8.count == bytes.count else { return false }
+    /// Whether `name` is spelt as `bytes`: the lengths first (a native string knows its own),
+    /// then the bytes where the string holds them contiguously.
+    private static func equal(_ name: borrowing String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard name.utf8.count == bytes.count else { return false }
+        let same = name.utf8.withContiguousStorageIfAvailable { utf8 in
             guard let left = utf8.baseAddress, let right = bytes.baseAddress else { return bytes.isEmpty }
             return memcmp(left, right, bytes.count) == 0
         }
+        return same ?? name.utf8.elementsEqual(bytes)
     }
 
     private mutating func structure(
