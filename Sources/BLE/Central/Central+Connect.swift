@@ -45,7 +45,7 @@ extension Central {
 
     /// The path of the device `id` names while the mirror holds it: the one its peripheral
     /// follows already (a reconnection builds and matches no path), else found by address.
-    private func mirroredDevicePath(_ id: PeripheralID, _ address: BluetoothAddress) -> ObjectPath? {
+    func mirroredDevicePath(_ id: PeripheralID, _ address: BluetoothAddress) -> ObjectPath? {
         let adapterPath = self.adapterPath
         let known = peripherals[id]?.devicePath
         return session.read { tree in
@@ -77,7 +77,9 @@ extension Central {
         var targetedScan: ScanSequence.Iterator?
         defer { withExtendedLifetime(targetedScan) {} }
         if path == nil {
-            targetedScan = scan(options: ScanOptions(bufferSize: 1)).makeAsyncIterator()
+            targetedScan = ScanSequence(
+                central: self, request: ScanRequest(services: [], options: ScanOptions(bufferSize: 1), isApps: false)
+            ).makeAsyncIterator()
             path = try await waitForDevice(address, timeout: timeout)
         }
         guard let path else { throw BLEError(.notFound, message: "the peripheral was not found") }

@@ -32,6 +32,12 @@ public actor Central {
     var connectAttempts: [PeripheralID: SharedAttempt<Peripheral>] = [:]
     /// The pairing agent, registered with bluetoothd before this central first connects or pairs.
     nonisolated let pairingAgent: PairingAgent
+    /// Keeps what this central does for the next process, with ``CentralOptions/restoreIdentifier``.
+    nonisolated let restoration: RestorationRecorder?
+    /// What this central took over from the previous process that used its
+    /// ``CentralOptions/restoreIdentifier``: nil without one, or when nothing was kept. Ready
+    /// when the initializer returns.
+    public private(set) var restoredState: RestoredState?
 
     /// The actor runs where the bus connection does its I/O.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -58,6 +64,8 @@ public actor Central {
     public init(bus: Bus = .system, adapter: String? = nil, options: CentralOptions = CentralOptions())
         async throws(BLEError)
     {
+        // The identifier's lock first: a second central with it fails before touching the bus.
+        let kept = try Self.openRestoration(options)
         let (session, name, path) = try await BlueZSession.open(
             bus: bus, adapter: adapter, logger: options.logger, callTimeout: options.callTimeout)
         self.session = session
@@ -67,6 +75,11 @@ public actor Central {
         self.stateBroadcast = Broadcast(.unknown, diagnostics: session.diagnostics)
         self.pairingAgent = PairingAgent(
             session: session, handler: options.pairingHandler, answerTimeout: options.pairingAnswerTimeout)
+        self.restoration = kept.map { store, record in
+            RestorationRecorder(
+                store: store, record: record ?? RestorationRecord(identifier: store.identifier, adapter: name),
+                logger: options.logger)
+        }
         // The adapter's own events only: a scan's advertisements do not wake the central.
         let events = session.events(at: path)
         stateBroadcast.set(Self.deriveState(session, adapter: path))
@@ -77,9 +90,11 @@ public actor Central {
             }
         }
         follower = task
+        if let record = kept?.record { restoredState = await restore(record) }
     }
 
     deinit {
+        restoration?.freeze()
         follower?.cancel()
         stateBroadcast.finish()
         // A peripheral's discovered characteristics hold it: without this, the peripherals
@@ -92,6 +107,9 @@ public actor Central {
     /// Links this central opened stay up only if BlueZ keeps them (it does: quirk Q15); call
     /// ``Peripheral/disconnect()`` first.
     public func close() {
+        // What was kept stays as it is for the next process: the iterations and scans this
+        // close ends are not the app's doing.
+        restoration?.freeze()
         follower?.cancel()
         follower = nil
         pairingAgent.close()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Defaults of a ``Central``: deadlines per phase, buffering, logging.
 public struct CentralOptions: Sendable {
     /// Deadline of a plain call to bluetoothd (25 s, libdbus's default).
@@ -30,6 +32,17 @@ public struct CentralOptions: Sendable {
     public var reconnectPolicy: ReconnectPolicy = .never
     /// Where the SDK logs; nothing by default.
     public var logger: BLELogger = .disabled
+
+    /// Keeps what this central does (connected peripherals with their reconnect policies, live
+    /// subscriptions, a running scan's filter) under this name across process restarts, as Core
+    /// Bluetooth's `CBCentralManagerOptionRestoreIdentifierKey`; a central created later with
+    /// the same name takes it over (``Central/restoredState``). One central per name at a time:
+    /// another one gets ``BLEError/Code/inProgress``. Letters, digits, `.`, `_` and `-`. `nil`
+    /// (the default): nothing is kept.
+    public var restoreIdentifier: String?
+    /// Where the state of ``restoreIdentifier`` is kept; `nil` (the default):
+    /// `$XDG_STATE_HOME/swift-ble`, else `~/.local/state/swift-ble`.
+    public var restorationDirectory: URL?
 
     /// The defaults.
     public init() {}

@@ -29,6 +29,8 @@ public actor Characteristic {
     nonisolated let path: ObjectPath
     /// False for good once BlueZ removed the characteristic (services changed).
     nonisolated let validity = HandleValidity()
+    /// A subscription made again by state restoration, until an iteration takes it.
+    nonisolated let restoredIteration = PosixMutex<NotificationSequence?>(nil)
 
     /// The actor runs where the bus connection does its I/O.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { peripheral.unownedExecutor }
@@ -75,7 +77,14 @@ public actor Characteristic {
     /// Ends when subscribing fails or the peripheral's services change; see ``subscribe()``
     /// to learn why.
     public nonisolated var notifications: NotificationSequence {
-        NotificationSequence(peripheral: peripheral, path: path, validity: validity)
+        // A restored subscription's values wait here for the first iteration (``RestoredState``).
+        if let kept = restoredIteration.withLock({ $0.take() }) { return kept }
+        return NotificationSequence(peripheral: peripheral, path: path, validity: validity)
+    }
+
+    /// Hands `sequence` (subscribed again by state restoration) to the next ``notifications``.
+    nonisolated func keepRestoredIteration(_ sequence: NotificationSequence) {
+        restoredIteration.withLock { $0 = sequence }
     }
 
     /// The same notifications over BlueZ's AcquireNotify socket (opt-in fast path): one

@@ -232,6 +232,7 @@ extension Peripheral {
         }
         if gatt.sessions[path]?.isUnused == true { gatt.sessions[path] = nil }
         if gatt.sessions[path] == nil { followedCharacteristics.removeValue(forKey: path)?.cancel() }
+        recordSubscription(at: path, live: gatt.sessions[path] != nil)
     }
 
     /// Sends StartNotify or StopNotify and feeds the outcome back to the session.

@@ -12,6 +12,9 @@ public struct BLELogger: Sendable {
         case debug
         /// Rare lifecycle events (bluetoothd restarted, adapter powered off).
         case info
+        /// Something went wrong that the SDK recovered from (a damaged state file set aside, a
+        /// restored subscription that could not be made again).
+        case warning
 
         /// A stable order, for sorting.
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -395,12 +395,22 @@ struct ConnectionLifecycle<Waiter> {
             reconnecting = .idle
             return []
         case .failure(let error):
-            guard error.isTransient else {
+            // A restored link's first attempt is made whatever the policy; only a policy
+            // that reconnects makes more.
+            guard error.isTransient, policy.reconnects else {
                 reconnecting = .idle
                 return [.announce(.reconnectFailed(error.code))]
             }
             return reconnectAttempt(number + 1, lastFailure: error.code)
         }
+    }
+
+    /// A link the previous process kept (state restoration) is to come back: one attempt now,
+    /// then more as the policy says. Nothing when a link or an attempt is there already.
+    mutating func restore() -> [Action] {
+        guard phase == .disconnected, attempt == nil, disconnecting == nil, reconnecting == .idle else { return [] }
+        reconnecting = .running(attempt: 1, lastFailure: .disconnected)
+        return [.announce(.reconnecting(attempt: 1, after: .zero)), .reconnect(attempt: 1)]
     }
 
     /// The reconnect policy changed.

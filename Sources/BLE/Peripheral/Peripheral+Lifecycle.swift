@@ -23,7 +23,9 @@ extension Peripheral {
         // connect's deadline: a bluetoothd that does not answer must not hold the connect
         // past it.
         let start = ContinuousClock.now
-        try? await central?.pairingAgent.register(timeout: timeout)
+        if let agent = central?.pairingAgent, !agent.isRegistered {
+            try? await agent.register(timeout: timeout)
+        }
         let remaining = timeout - (ContinuousClock.now - start)
         let id = nextLinkWaiter
         nextLinkWaiter += 1
@@ -45,6 +47,8 @@ extension Peripheral {
                 await rearmSubscriptions()
                 await reacquireChannels()
             }
+            central?.restoration?.connected(self.id, policy: lifecycle.policy)
+            await subscribeAgainAfterRestoredLink()
         case .failure(let error):
             if followUp == .disconnectUnlessDaemonLeaves, await Self.daemonLeaves(session) {
                 // BlueZ cancelled the Connect though this process did not ask: bluetoothd
@@ -104,6 +108,9 @@ extension Peripheral {
     /// thrown and the state goes back to what the link is: a peripheral still linked stays
     /// connected and usable.
     public func disconnect() async throws(BLEError) {
+        // The app let it go: a later process does not take it over.
+        central?.restoration?.disconnected(self.id)
+        restoredSubscriptions = []
         let id = nextLinkWaiter
         nextLinkWaiter += 1
         let site = session.diagnostics.willSuspend()

@@ -41,6 +41,9 @@ public actor Peripheral {
     var lastDisconnectReason: DisconnectReason?
     /// The GATT bookkeeping kept on the actor (see Peripheral+GATT.swift).
     var gatt = GattClientState()
+    /// Subscriptions the previous process had, made again once the link is back (see
+    /// Restoration/Peripheral+Restoration.swift).
+    var restoredSubscriptions: [RestorationRecord.Subscription] = []
     /// The services last discovered and the mirror's layout version they were built at,
     /// kept while it stays (see ``discoverServices(_:)``). Outside the actor's state, so
     /// that the central can let go of them as it goes.
@@ -119,6 +122,7 @@ public actor Peripheral {
 
     /// Changes the reconnect policy (see ``ReconnectPolicy``).
     public func setReconnectPolicy(_ policy: ReconnectPolicy) {
+        central?.restoration?.policyChanged(id, to: policy)
         runLink(lifecycle.policyChanged(policy))
     }
 

@@ -42,6 +42,9 @@ struct DiscoverySessions {
 struct ScanRequest: Sendable {
     var services: [BluetoothUUID]
     var options: ScanOptions
+    /// Whether state restoration keeps its filter: the app's scans, not the SDK's own (a
+    /// connect's targeted scan).
+    var isApps = true
 }
 
 /// A scan waiting for discovery to start or stop for it.
@@ -63,6 +66,7 @@ extension Central {
         }
         session.diagnostics.didResume(site)
         try result.get()
+        if request.isApps { restoration?.scan(id, services: request.services) }
         return id
     }
 
@@ -75,6 +79,7 @@ extension Central {
     /// Removes a scan; the last one leaving stops discovery.
     func removeScan(_ id: UInt64) async {
         scanEnders[id] = nil
+        restoration?.scan(id, services: nil)
         let site = session.diagnostics.willSuspend()
         _ = await withCheckedContinuation { (waiter: DiscoveryWaiter) in
             runDiscovery(discovery.remove(id, waiter))

@@ -10,6 +10,10 @@ enum NotifyCommand {
         options: CommonOptions.all + [
             ReadCommand.formatOption, ReadCommand.jsonOption,
             .init("--count", value: "N", "stop after N values (default: at Ctrl-C)"),
+            .init(
+                "--restore-id", value: "NAME",
+                "keep the link and subscription under NAME, for a central that restores them after a crash"),
+            .init("--state-dir", value: "DIR", "where --restore-id keeps its state (default ~/.local/state/swift-ble)"),
         ],
         details: """
             Each value is one line: the local time with milliseconds, then the value. Ctrl-C
@@ -32,7 +36,11 @@ enum NotifyCommand {
         let count = try arguments.integer("--count", in: 1...Int(Int32.max))
         let json = arguments.flag("--json")
         _ = try CharacteristicPath(arguments.positional(1) ?? "")
-        return try await DeviceArgument.withConnection(arguments, common) { peripheral, services in
+        var centralOptions = CentralOptions()
+        centralOptions.restoreIdentifier = arguments.value("--restore-id")
+        centralOptions.restorationDirectory = arguments.value("--state-dir").map { URL(fileURLWithPath: $0) }
+        return try await DeviceArgument.withConnection(arguments, common, centralOptions: centralOptions) {
+            peripheral, services in
             let characteristic = try DeviceArgument.characteristic(arguments, in: services)
             guard !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
                 throw BLEError(

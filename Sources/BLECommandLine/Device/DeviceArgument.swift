@@ -16,10 +16,10 @@ enum DeviceArgument {
     /// Opens the central, connects to the device named by the first argument, discovers its
     /// services, runs `body`, and disconnects and closes on every way out (Ctrl-C included).
     static func withConnection(
-        _ arguments: ParsedArguments, _ common: CommonOptions,
+        _ arguments: ParsedArguments, _ common: CommonOptions, centralOptions: CentralOptions = CentralOptions(),
         _ body: (Peripheral, [Service]) async throws -> Int32
     ) async throws -> Int32 {
-        let session = try await CentralSession.open(common)
+        let session = try await CentralSession.open(common, centralOptions: centralOptions)
         do {
             let id = try await session.resolve(arguments.positional(0) ?? "")
             let peripheral = try await session.connect(id)

@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+
+/// The shell around ``RestorationRecord``: the central, its peripherals and scans report what
+/// the app does; each change that alters the record is written to the state file at once
+/// (under the lock, so writes land in the order of the changes). A write that fails is
+/// logged and tried again with the next change: the app's operation never fails for it.
+final class RestorationRecorder: Sendable {
+    private struct State {
+        var record: RestorationRecord
+        /// The filters of the scans running now, by scan id.
+        var scans: [UInt64: [String]] = [:]
+        /// Set when the central closes: what it ends then is kept as it was.
+        var frozen = false
+    }
+
+    let store: RestorationStore
+    private let logger: BLELogger
+    private let state: Mutex<State>
+
+    init(store: RestorationStore, record: RestorationRecord, logger: BLELogger) {
+        self.store = store
+        self.logger = logger
+        state = Mutex(State(record: record))
+    }
+
+    /// The record as it stands.
+    var record: RestorationRecord { state.withLock { $0.record } }
+
+    func connected(_ id: PeripheralID, policy: ReconnectPolicy) {
+        update { $0.record.connected(id.description, policy: .init(policy)) }
+    }
+
+    func disconnected(_ id: PeripheralID) {
+        update { $0.record.disconnected(id.description) }
+    }
+
+    func policyChanged(_ id: PeripheralID, to policy: ReconnectPolicy) {
+        update { $0.record.policyChanged(id.description, to: .init(policy)) }
+    }
+
+    func subscription(_ subscription: RestorationRecord.Subscription, of id: PeripheralID, live: Bool) {
+        update { $0.record.subscription(subscription, of: id.description, live: live) }
+    }
+
+    /// A scan started (`services` its filter) or ended (nil).
+    func scan(_ scanID: UInt64, services: [BluetoothUUID]?) {
+        update { state in
+            state.scans[scanID] = services.map { $0.map(\.uuidString) }
+            // Several scans: one that wants every advertiser wins, else the union of their filters.
+            let merged: [String]? =
+                state.scans.isEmpty
+                ? nil
+                : state.scans.values.contains(where: \.isEmpty) ? [] : Set(state.scans.values.joined()).sorted()
+            return state.record.scanning(merged)
+        }
+    }
+
+    /// Takes no more changes and lets the identifier go: the central is closing.
+    func freeze() {
+        state.withLock { $0.frozen = true }
+        store.release()
+    }
+
+    private func update(_ change: (inout State) -> Bool) {
+        state.withLock { state in
+            guard !state.frozen, change(&state) else { return }
+            do {
+                try store.save(state.record)
+            } catch {
+                logger.log(
+                    .warning, "could not keep the central's state for restoration",
+                    metadata: ["identifier": store.identifier, "error": "\(error)"])
+            }
+        }
+    }
+}
