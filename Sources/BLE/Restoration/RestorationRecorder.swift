@@ -1,9 +1,12 @@
+import Dispatch
 import Foundation
 import Synchronization
 
 /// The shell around ``RestorationRecord``: the central, its peripherals and scans report what
-/// the app does; each change that alters the record is written to the state file at once
-/// (under the lock, so writes land in the order of the changes). A write that fails is
+/// the app does; each change that alters the record is written to the state file at once, on
+/// a serial queue of its own: the changes come on the bus connection's I/O thread, which must
+/// not wait for a file's fsync. Writes land in the order of the changes (the newest record
+/// wins when several wait). A write that fails is
 /// logged and tried again with the next change: the app's operation never fails for it.
 final class RestorationRecorder: Sendable {
     private struct State {
@@ -12,11 +15,14 @@ final class RestorationRecorder: Sendable {
         var scans: [UInt64: [String]] = [:]
         /// Set when the central closes: what it ends then is kept as it was.
         var frozen = false
+        /// The newest record not yet written.
+        var unwritten: RestorationRecord?
     }
 
     let store: RestorationStore
     private let logger: BLELogger
     private let state: Mutex<State>
+    private let writer = DispatchQueue(label: "swift-ble.restoration")
 
     init(store: RestorationStore, record: RestorationRecord, logger: BLELogger) {
         self.store = store
@@ -56,22 +62,30 @@ final class RestorationRecorder: Sendable {
         }
     }
 
-    /// Takes no more changes and lets the identifier go: the central is closing.
+    /// Takes no more changes, writes what waits and lets the identifier go: the central is closing.
     func freeze() {
         state.withLock { $0.frozen = true }
+        writer.sync {}
         store.release()
     }
 
     private func update(_ change: (inout State) -> Bool) {
-        state.withLock { state in
-            guard !state.frozen, change(&state) else { return }
-            do {
-                try store.save(state.record)
-            } catch {
-                logger.log(
-                    .warning, "could not keep the central's state for restoration",
-                    metadata: ["identifier": store.identifier, "error": "\(error)"])
-            }
+        let first = state.withLock { state -> Bool in
+            guard !state.frozen, change(&state) else { return false }
+            defer { state.unwritten = state.record }
+            return state.unwritten == nil
+        }
+        if first { writer.async { self.writeUnwritten() } }
+    }
+
+    private func writeUnwritten() {
+        guard let record = state.withLock({ $0.unwritten.take() }) else { return }
+        do {
+            try store.save(record)
+        } catch {
+            logger.log(
+                .warning, "could not keep the central's state for restoration",
+                metadata: ["identifier": store.identifier, "error": "\(error)"])
         }
     }
 }
