@@ -16,27 +16,66 @@ public struct DBusMessage: Sendable, Hashable {
     }
 
     /// The kind of message.
-    public var kind: Kind
+    public var kind: Kind {
+        get { storage.fields.kind }
+        set { uniqueStorage().fields.kind = newValue }
+    }
     /// The object path (calls and signals).
-    public var path: ObjectPath?
+    public var path: ObjectPath? {
+        get { storage.fields.path }
+        set { uniqueStorage().fields.path = newValue }
+    }
     /// The interface (signals always; calls usually).
-    public var interface: InterfaceName?
+    public var interface: InterfaceName? {
+        get { storage.fields.interface }
+        set { uniqueStorage().fields.interface = newValue }
+    }
     /// The method or signal name.
-    public var member: MemberName?
+    public var member: MemberName? {
+        get { storage.fields.member }
+        set { uniqueStorage().fields.member = newValue }
+    }
     /// The error name of an error reply.
-    public var errorName: String?
+    public var errorName: String? {
+        get { storage.fields.errorName }
+        set { uniqueStorage().fields.errorName = newValue }
+    }
     /// The unique name of the sender, filled in by the bus.
-    public var sender: BusName?
+    public var sender: BusName? {
+        get { storage.fields.sender }
+        set { uniqueStorage().fields.sender = newValue }
+    }
     /// The destination, if any.
-    public var destination: BusName?
+    public var destination: BusName? {
+        get { storage.fields.destination }
+        set { uniqueStorage().fields.destination = newValue }
+    }
     /// The serial the sender gave the message.
-    public var serial: UInt32
+    public var serial: UInt32 {
+        get { storage.fields.serial }
+        set { uniqueStorage().fields.serial = newValue }
+    }
     /// For replies: the serial of the call answered.
-    public var replySerial: UInt32
+    public var replySerial: UInt32 {
+        get { storage.fields.replySerial }
+        set { uniqueStorage().fields.replySerial = newValue }
+    }
     /// Set on calls whose caller does not want a reply.
-    public var noReplyExpected: Bool
+    public var noReplyExpected: Bool {
+        get { storage.fields.noReplyExpected }
+        set { uniqueStorage().fields.noReplyExpected = newValue }
+    }
     /// The arguments.
-    public var body: [DBusValue]
+    public var body: [DBusValue] {
+        get { storage.fields.body }
+        set { uniqueStorage().fields.body = newValue }
+    }
+
+    /// The fields, shared by copies until one is changed (copy on write). A message passes
+    /// through several hands per call (the loop, the pending call, the waiting caller): copying
+    /// a struct of seven strings and an array retained each of them, an atomic operation apiece,
+    /// where a shared box is retained once.
+    private var storage: Storage
 
     /// Creates a message from its parts.
     public init(
@@ -44,17 +83,16 @@ public struct DBusMessage: Sendable, Hashable {
         errorName: String? = nil, sender: BusName? = nil, destination: BusName? = nil, serial: UInt32 = 0,
         replySerial: UInt32 = 0, noReplyExpected: Bool = false, body: [DBusValue] = []
     ) {
-        self.kind = kind
-        self.path = path
-        self.interface = interface
-        self.member = member
-        self.errorName = errorName
-        self.sender = sender
-        self.destination = destination
-        self.serial = serial
-        self.replySerial = replySerial
-        self.noReplyExpected = noReplyExpected
-        self.body = body
+        storage = Storage(
+            kind: kind, path: path, interface: interface, member: member, errorName: errorName, sender: sender,
+            destination: destination, serial: serial, replySerial: replySerial, noReplyExpected: noReplyExpected,
+            body: body)
+    }
+
+    /// The storage, copied first when another message shares it.
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
     }
 
     /// The body's signature, e.g. `sa{sv}as`.
@@ -78,5 +116,55 @@ public struct DBusMessage: Sendable, Hashable {
         var text = ""
         if case .string(let message)? = body.first { text = message }
         return DBusError(.remote, name: errorName ?? DBusError.StandardName.failed, message: text)
+    }
+}
+
+extension DBusMessage {
+    /// Two messages are equal when all their fields are.
+    public static func == (lhs: DBusMessage, rhs: DBusMessage) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    /// Hashes all fields.
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.fields) }
+}
+
+extension DBusMessage {
+    /// A message's fields in a box of their own.
+    ///
+    /// `@unchecked Sendable`: a box is written only through ``DBusMessage/uniqueStorage()``,
+    /// when a single message holds it, so no box reachable from two threads is ever changed.
+    fileprivate final class Storage: @unchecked Sendable {
+        var fields: Fields
+
+        init(
+            kind: Kind, path: ObjectPath?, interface: InterfaceName?, member: MemberName?, errorName: String?,
+            sender: BusName?, destination: BusName?, serial: UInt32, replySerial: UInt32, noReplyExpected: Bool,
+            body: [DBusValue]
+        ) {
+            fields = Fields(
+                kind: kind, path: path, interface: interface, member: member, errorName: errorName, sender: sender,
+                destination: destination, serial: serial, replySerial: replySerial,
+                noReplyExpected: noReplyExpected, body: body)
+        }
+
+        private init(fields: Fields) { self.fields = fields }
+
+        func copy() -> Storage { Storage(fields: fields) }
+    }
+
+    /// The fields themselves, compared and hashed as a whole.
+    fileprivate struct Fields: Hashable {
+        var kind: Kind
+        var path: ObjectPath?
+        var interface: InterfaceName?
+        var member: MemberName?
+        var errorName: String?
+        var sender: BusName?
+        var destination: BusName?
+        var serial: UInt32
+        var replySerial: UInt32
+        var noReplyExpected: Bool
+        var body: [DBusValue]
     }
 }
