@@ -1,3 +1,4 @@
+import BlueZ
 import Foundation
 import Testing
 
@@ -11,6 +12,16 @@ struct RestorationRecordTests {
     static let hr = Subscription(service: "0000180d-0000-1000-8000-00805f9b34fb", characteristic: "2a37", handle: 12)
     static let never = RestorationRecord.Policy(.never)
     static let backoff = RestorationRecord.Policy(.exponentialBackoff(initial: .milliseconds(250), maximumAttempts: 3))
+    static let a = PeripheralID(adapter: "hci0", bluetoothAddress: address(0xA))
+    static let b = PeripheralID(adapter: "hci0", bluetoothAddress: address(0xB))
+    static let c = PeripheralID(
+        adapter: "hci0", adapterAddress: address(0x001A_7DDA_7113), bluetoothAddress: address(0xC47C_8D6A_1122),
+        addressType: .random)
+
+    static func address(_ raw: UInt64) -> BluetoothAddress {
+        guard let address = BluetoothAddress(rawValue: raw) else { preconditionFailure("\(raw) is not an address") }
+        return address
+    }
 
     /// Applies one transition (a `mutating` call cannot sit inside `#expect`).
     static func change(_ record: inout RestorationRecord, _ body: (inout RestorationRecord) -> Bool) -> Bool {
@@ -20,20 +31,20 @@ struct RestorationRecordTests {
     @Test("connect, subscribe, policy, unsubscribe, disconnect: each change once, repeats change nothing")
     func peripheralTranscript() {
         var record = RestorationRecord(identifier: "gw", adapter: "hci0")
-        #expect(Self.change(&record) { $0.connected("hci0/A", policy: Self.never) })
+        #expect(Self.change(&record) { $0.connected(Self.a, policy: Self.never) })
         #expect(
-            !Self.change(&record) { $0.connected("hci0/A", policy: Self.never) }, "a reconnection of a kept peripheral")
-        #expect(Self.change(&record) { $0.subscription(Self.hr, of: "hci0/A", live: true) })
-        #expect(!Self.change(&record) { $0.subscription(Self.hr, of: "hci0/A", live: true) }, "a second iteration")
+            !Self.change(&record) { $0.connected(Self.a, policy: Self.never) }, "a reconnection of a kept peripheral")
+        #expect(Self.change(&record) { $0.subscription(Self.hr, of: Self.a, live: true) })
+        #expect(!Self.change(&record) { $0.subscription(Self.hr, of: Self.a, live: true) }, "a second iteration")
         #expect(
-            !Self.change(&record) { $0.subscription(Self.hr, of: "hci0/B", live: true) },
+            !Self.change(&record) { $0.subscription(Self.hr, of: Self.b, live: true) },
             "a peripheral not kept has none")
-        #expect(Self.change(&record) { $0.policyChanged("hci0/A", to: Self.backoff) })
-        #expect(record.peripherals == [.init(id: "hci0/A", policy: Self.backoff, subscriptions: [Self.hr])])
-        #expect(Self.change(&record) { $0.subscription(Self.hr, of: "hci0/A", live: false) })
+        #expect(Self.change(&record) { $0.policyChanged(Self.a, to: Self.backoff) })
+        #expect(record.peripherals == [.init(id: Self.a, policy: Self.backoff, subscriptions: [Self.hr])])
+        #expect(Self.change(&record) { $0.subscription(Self.hr, of: Self.a, live: false) })
         #expect(record.peripherals[0].subscriptions.isEmpty)
-        #expect(Self.change(&record) { $0.disconnected("hci0/A") })
-        #expect(!Self.change(&record) { $0.disconnected("hci0/A") })
+        #expect(Self.change(&record) { $0.disconnected(Self.a) })
+        #expect(!Self.change(&record) { $0.disconnected(Self.a) })
         #expect(record.peripherals.isEmpty)
     }
 
@@ -56,8 +67,8 @@ struct RestorationRecordTests {
             #expect(RestorationRecord.Policy(policy).reconnectPolicy == policy)
         }
         var record = RestorationRecord(identifier: "gw", adapter: "hci0")
-        _ = record.connected("hci0/C4:7C:8D:6A:11:22", policy: Self.backoff)
-        _ = record.subscription(Self.hr, of: "hci0/C4:7C:8D:6A:11:22", live: true)
+        _ = record.connected(Self.c, policy: Self.backoff)
+        _ = record.subscription(Self.hr, of: Self.c, live: true)
         let decoded = try JSONDecoder().decode(RestorationRecord.self, from: JSONEncoder().encode(record))
         #expect(decoded == record)
         #expect(decoded.isUsable(for: "gw"))

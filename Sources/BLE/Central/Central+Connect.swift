@@ -56,9 +56,7 @@ extension Central {
 
     /// Whether `id` can be connected through this central now; its address when it can.
     private func checkConnectable(_ id: PeripheralID) throws(BLEError) -> BluetoothAddress {
-        guard id.adapter == adapterName else {
-            throw BLEError(.invalidArguments, message: "this central uses \(adapterName), not \(id.adapter)")
-        }
+        try checkOnThisAdapter(id)
         guard state == .poweredOn else {
             throw BLEError(
                 state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot connect: \(state)")
@@ -74,14 +72,9 @@ extension Central {
         // A scan that finds the peripheral runs until the Connect is done: stopping discovery
         // first would let bluetoothd drop the device it just created (a non-connectable one at
         // once, others when they expire).
-        var targetedScan: ScanSequence.Iterator?
+        var targetedScan: ScanHandle?
         defer { withExtendedLifetime(targetedScan) {} }
-        if path == nil {
-            targetedScan = ScanSequence(
-                central: self, request: ScanRequest(services: [], options: ScanOptions(bufferSize: 1), isApps: false)
-            ).makeAsyncIterator()
-            path = try await waitForDevice(address, timeout: timeout)
-        }
+        if path == nil { (path, targetedScan) = try await findDevice(address, timeout: timeout) }
         guard let path else { throw BLEError(.notFound, message: "the peripheral was not found") }
         let peripheral = peripheral(for: id, path: path)
         let remaining = timeout - (ContinuousClock.now - start)
@@ -90,14 +83,28 @@ extension Central {
         return peripheral
     }
 
-    /// The one `Peripheral` object per identifier.
+    /// The one `Peripheral` object per identifier; a new one is named as bluetoothd reports
+    /// the device now (see ``identifier(_:at:)``).
     func peripheral(for id: PeripheralID, path: ObjectPath) -> Peripheral {
         if let existing = peripherals[id] { return existing }
+        let id = identifier(id, at: path)
         let created = Peripheral(
             id: id, devicePath: path, session: session, central: self, policy: options.reconnectPolicy,
             options: options)
         peripherals[id] = created
         return created
+    }
+
+    /// Looks for `address` with a scan of its own until bluetoothd creates the device object
+    /// (nil: not within `timeout`). The scan runs until the returned handle goes: the caller
+    /// keeps it until its Connect is answered.
+    func findDevice(_ address: BluetoothAddress, timeout: Duration) async throws(BLEError) -> (
+        path: ObjectPath?, scan: ScanHandle
+    ) {
+        let scan = ScanSequence(
+            central: self, request: ScanRequest(services: [], options: ScanOptions(bufferSize: 1), isApps: false)
+        ).makeAsyncIterator()
+        return (try await waitForDevice(address, timeout: timeout), scan.handle)
     }
 
     /// Waits (while a scan runs) until BlueZ creates the device object.
@@ -123,9 +130,10 @@ extension Central {
     /// recently): Core Bluetooth's `retrievePeripherals(withIdentifiers:)` for Linux.
     public func knownPeripherals() -> [PeripheralInfo] {
         let tree = session.tree
+        let adapter = adapterIdentity
         return tree.devicePaths(of: adapterPath).compactMap { path in
             guard let device = try? tree.device(at: path) else { return nil }
-            return PeripheralInfo(adapter: adapterName, device: device)
+            return PeripheralInfo(adapter: adapter, device: device)
         }
     }
 
@@ -136,13 +144,14 @@ extension Central {
     /// for: before that its GATT objects are missing and every lookup would fail.
     public func connectedPeripherals(withServices services: [BluetoothUUID] = []) -> [Peripheral] {
         let tree = session.tree
+        let adapter = adapterIdentity
         return tree.devicePaths(of: adapterPath).compactMap { path in
             guard let device = try? tree.device(at: path), device.connected, device.servicesResolved else {
                 return nil
             }
             let offered = Set(device.uuids.map { BluetoothUUID($0) })
             guard services.isEmpty || !offered.isDisjoint(with: services) else { return nil }
-            let id = PeripheralID(adapter: adapterName, bluetoothAddress: device.address)
+            let id = PeripheralID(adapter: adapter, address: device.address, type: device.addressType)
             let peripheral = peripheral(for: id, path: path)
             // At once, not in a task: a caller's next step (a disconnect) must find the link
             // taken up. The peripheral runs on this central's executor, the thread this runs on.
@@ -169,8 +178,8 @@ public struct PeripheralInfo: Sendable, Hashable {
     /// Last RSSI, when seen in the current discovery.
     public var rssi: Int16?
 
-    init(adapter: String, device: DeviceProperties) {
-        id = PeripheralID(adapter: adapter, bluetoothAddress: device.address)
+    init(adapter: AdapterIdentity, device: DeviceProperties) {
+        id = PeripheralID(adapter: adapter, address: device.address, type: device.addressType)
         name = device.name
         isPaired = device.paired
         isTrusted = device.trusted

@@ -1,24 +1,56 @@
 import BlueZ
 
 /// Identifies a peripheral: the adapter that sees it and its Bluetooth address. Stable across
-/// sessions for public and static random addresses, so apps can store it.
+/// sessions for public and static random addresses, so apps can store it (it is `Codable`).
+///
+/// The adapter is named by its own Bluetooth address when the ID comes from the SDK (a scan,
+/// a connection, ``Central/knownPeripherals()``): a USB adapter that comes back as `hci1`
+/// after being `hci0` is still the same adapter, and a stored ID still finds its peripheral.
+/// ``adapter`` keeps the `hciN` name for people. An ID made from text (`hci0/AA:BB:…`) names
+/// the adapter by that name only, until the SDK hands out one that knows more.
+///
+/// Two IDs are equal when their device addresses are, their address types do not differ
+/// (where both know one), and they name the same adapter: by its address where both know it,
+/// else by name.
 public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
-    /// The adapter name, e.g. `hci0`.
-    public let adapter: String
-    /// The address, `AA:BB:CC:DD:EE:FF`.
-    public let address: String
+    /// Whether a device address is the public, IEEE-assigned one or a random one (LE).
+    public enum AddressType: String, Sendable, Hashable, Codable {
+        /// A public address.
+        case `public`
+        /// A random address (static, or private and resolved by a bond).
+        case random
+    }
 
-    /// Creates an identifier; throws ``BLEError/Code/invalidArguments`` for a malformed
-    /// address or adapter name.
-    public init(adapter: String = "hci0", address: String) throws(BLEError) {
+    /// The adapter's name when the ID was made, e.g. `hci0`.
+    public let adapter: String
+    /// The adapter's Bluetooth address, `AA:BB:CC:DD:EE:FF`, when known: what names the adapter.
+    public let adapterAddress: String?
+    /// The peripheral's address, `AA:BB:CC:DD:EE:FF`.
+    public let address: String
+    /// The peripheral's address type, when known.
+    public let addressType: AddressType?
+
+    /// Creates an identifier; throws ``BLEError/Code/invalidArguments`` for a malformed address
+    /// or adapter name.
+    public init(
+        adapter: String = "hci0", address: String, addressType: AddressType? = nil, adapterAddress: String? = nil
+    ) throws(BLEError) {
         guard (try? BlueZPath.adapter(named: adapter)) != nil else {
             throw BLEError(.invalidArguments, message: "\"\(adapter)\" is not an adapter name like hci0")
         }
         guard let parsed = try? BluetoothAddress(address) else {
             throw BLEError(.invalidArguments, message: "\"\(address)\" is not a Bluetooth address")
         }
-        self.adapter = adapter
-        self.address = parsed.description
+        var adapterParsed: BluetoothAddress?
+        if let adapterAddress {
+            guard let value = try? BluetoothAddress(adapterAddress) else {
+                throw BLEError(
+                    .invalidArguments, message: "\"\(adapterAddress)\" is not an adapter's Bluetooth address")
+            }
+            adapterParsed = value
+        }
+        self.init(
+            adapter: adapter, adapterAddress: adapterParsed, bluetoothAddress: parsed, addressType: addressType)
     }
 
     /// Parses `hci0/AA:BB:CC:DD:EE:FF` or a bare address (on `hci0`).
@@ -31,16 +63,92 @@ public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStrin
         }
     }
 
-    init(adapter: String, bluetoothAddress: BluetoothAddress) {
+    init(
+        adapter: String, adapterAddress: BluetoothAddress? = nil, bluetoothAddress: BluetoothAddress,
+        addressType: AddressType? = nil
+    ) {
         self.adapter = adapter
+        self.adapterAddress = adapterAddress?.description
         self.address = bluetoothAddress.description
+        self.addressType = addressType
+    }
+
+    /// The ID of a device BlueZ reports, on the adapter `adapter` names.
+    init(adapter: AdapterIdentity, address: BluetoothAddress, type: BlueZ.AddressType?) {
+        self.init(
+            adapter: adapter.name, adapterAddress: adapter.address, bluetoothAddress: address,
+            addressType: type.flatMap { AddressType(rawValue: $0.rawValue) })
     }
 
     /// `hci0/AA:BB:CC:DD:EE:FF`
     public var description: String { "\(adapter)/\(address)" }
 
-    /// A stable order, for sorting.
-    public static func < (lhs: PeripheralID, rhs: PeripheralID) -> Bool { lhs.description < rhs.description }
+    /// A stable order, for sorting: by device address, then adapter.
+    public static func < (lhs: PeripheralID, rhs: PeripheralID) -> Bool {
+        (lhs.address, lhs.adapterAddress ?? lhs.adapter) < (rhs.address, rhs.adapterAddress ?? rhs.adapter)
+    }
+
+    /// See the type's discussion: the adapter by address where both know it, else by name.
+    public static func == (lhs: PeripheralID, rhs: PeripheralID) -> Bool {
+        guard lhs.address == rhs.address else { return false }
+        if let left = lhs.addressType, let right = rhs.addressType, left != right { return false }
+        return lhs.isOnAdapter(name: rhs.adapter, address: rhs.adapterAddress)
+    }
+
+    /// The device address alone: equal IDs always share it, whatever they know of the adapter.
+    public func hash(into hasher: inout Hasher) { hasher.combine(address) }
+
+    /// Whether this ID names the adapter called `name` with address `address` (nil: unknown).
+    func isOnAdapter(name: String, address: String?) -> Bool {
+        if let own = adapterAddress, let address { return own == address }
+        return adapter == name
+    }
 
     var bluetoothAddress: BluetoothAddress? { try? BluetoothAddress(address) }
+
+    // MARK: Codable
+
+    private enum CodingKeys: String, CodingKey {
+        case adapter, adapterAddress, address, addressType
+    }
+
+    /// Decodes an ID as encoded by this version or an earlier one (adapter name and address
+    /// only), or from its text (`hci0/AA:BB:CC:DD:EE:FF`); malformed values are a
+    /// `DecodingError`.
+    public init(from decoder: any Decoder) throws {
+        if let text = try? decoder.singleValueContainer().decode(String.self) {
+            do {
+                try self.init(text)
+            } catch {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: error.message))
+            }
+            return
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        do {
+            try self.init(
+                adapter: try container.decode(String.self, forKey: .adapter),
+                address: try container.decode(String.self, forKey: .address),
+                addressType: try container.decodeIfPresent(AddressType.self, forKey: .addressType),
+                adapterAddress: try container.decodeIfPresent(String.self, forKey: .adapterAddress))
+        } catch let error as BLEError {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+        }
+    }
+
+    /// Encodes the adapter's name and address and the device's address and type.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(adapter, forKey: .adapter)
+        try container.encodeIfPresent(adapterAddress, forKey: .adapterAddress)
+        try container.encode(address, forKey: .address)
+        try container.encodeIfPresent(addressType, forKey: .addressType)
+    }
+}
+
+/// The adapter a manager follows: its name and, while bluetoothd reports it, its address.
+struct AdapterIdentity: Sendable, Hashable {
+    var name: String
+    var address: BluetoothAddress?
 }

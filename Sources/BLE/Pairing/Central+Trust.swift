@@ -9,9 +9,7 @@ extension Central {
     /// - Throws: ``BLEError/Code/notFound`` when BlueZ does not know the peripheral (a scan
     ///   finds it), ``BLEError/Code/invalidArguments`` for an ID of another adapter.
     public func setTrusted(_ trusted: Bool, for id: PeripheralID) async throws(BLEError) {
-        guard id.adapter == adapterName else {
-            throw BLEError(.invalidArguments, message: "this central uses \(adapterName), not \(id.adapter)")
-        }
+        try checkOnThisAdapter(id)
         guard let address = id.bluetoothAddress else { throw BLEError(.invalidArguments, message: "bad address") }
         guard let path = session.tree.devicePath(address: address, adapter: adapterPath) else {
             throw BLEError(.notFound, message: "BlueZ does not know \(id.address)")

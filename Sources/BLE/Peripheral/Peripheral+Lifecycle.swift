@@ -177,10 +177,24 @@ extension Peripheral {
         let executor = session.connection.executor
         switch action {
         case .sendConnect(let call, let deadline):
-            session.startCall(
-                devicePath, BlueZInterface.device1, BlueZMethod.connect, [], timeout: deadline - .now
-            ) { [weak self] result in
-                self?.report { $0.connectReplied(call: call, result.map { _ in () }, device: $1) }
+            if let central, let address = id.bluetoothAddress,
+                !session.read({ $0.contains(devicePath, implementing: BlueZInterface.device1) })
+            {
+                // bluetoothd holds no object for the device: it forgets an unbonded one when it
+                // restarts (a gateway's reboot, before restoration reconnects) and a while after
+                // it disconnects. A targeted scan finds it first, as connect's first time does.
+                Task(executorPreference: executor) { [weak self] in
+                    let found = try? await central.findDevice(address, timeout: deadline - .now)
+                    guard let self else { return }
+                    guard let found, found.path != nil else {
+                        return report {
+                            $0.connectReplied(call: call, .failure(Self.notFoundByScan), device: $1)
+                        }
+                    }
+                    sendConnect(call, deadline: deadline, holding: found.scan)
+                }
+            } else {
+                sendConnect(call, deadline: deadline, holding: nil)
             }
         case .sendDisconnect(let call):
             session.startCall(
@@ -263,6 +277,24 @@ extension Peripheral {
 
     /// Reports an event from the I/O thread (a reply, a wake-up) to the actor, which feeds it
     /// with the device as the mirror holds it then.
+    /// Sends `Device1.Connect` for attempt `call`; `scan` (a targeted scan that found the
+    /// device) runs until it is answered: stopping discovery first would let bluetoothd drop
+    /// the device it just created.
+    private nonisolated func sendConnect(
+        _ call: UInt64, deadline: ContinuousClock.Instant, holding scan: ScanHandle?
+    ) {
+        session.startCall(
+            devicePath, BlueZInterface.device1, BlueZMethod.connect, [], timeout: deadline - .now
+        ) { [weak self] result in
+            withExtendedLifetime(scan) {}
+            self?.report { $0.connectReplied(call: call, result.map { _ in () }, device: $1) }
+        }
+    }
+
+    private static var notFoundByScan: BLEError {
+        BLEError(.notFound, message: "bluetoothd no longer knows the peripheral and a scan did not find it")
+    }
+
     private nonisolated func report(_ event: @escaping LifecycleEvent) {
         enter { $0.feed(event) }
     }

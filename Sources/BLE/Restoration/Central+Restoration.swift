@@ -25,16 +25,18 @@ extension Central {
         var restored: [Peripheral] = []
         var subscriptions: [Characteristic] = []
         for entry in record.peripherals {
-            guard let id = try? PeripheralID(entry.id), id.adapter == adapterName, let address = id.bluetoothAddress,
-                let path = mirroredDevicePath(id, address) ?? (try? BlueZPath.device(address, adapter: adapterPath))
+            guard isOnThisAdapter(entry.id), let address = entry.id.bluetoothAddress,
+                let path = mirroredDevicePath(entry.id, address)
+                    ?? (try? BlueZPath.device(address, adapter: adapterPath))
             else {
                 session.logger.log(
                     .warning, "a kept peripheral is not restored: it is not on this central's adapter",
-                    metadata: ["peripheral": entry.id, "adapter": adapterName])
-                if let id = try? PeripheralID(entry.id) { restoration?.disconnected(id) }
+                    metadata: ["peripheral": entry.id.description, "adapter": adapterName])
+                restoration?.disconnected(entry.id)
                 continue
             }
-            let peripheral = peripheral(for: id, path: path)
+            // Named as this adapter is now (a USB adapter may come back as another hciN).
+            let peripheral = peripheral(for: entry.id, path: path)
             restored.append(peripheral)
             subscriptions += await peripheral.restore(
                 policy: entry.policy.reconnectPolicy, subscriptions: entry.subscriptions)

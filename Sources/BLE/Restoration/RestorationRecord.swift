@@ -22,7 +22,9 @@ struct RestorationRecord: Codable, Equatable, Sendable {
 
     /// A peripheral connected through this central and not disconnected by the app.
     struct Peripheral: Codable, Equatable, Sendable {
-        var id: String
+        /// Stored as ``PeripheralID`` encodes itself (the first version's files held its text,
+        /// which decodes too).
+        var id: PeripheralID
         var policy: Policy
         var subscriptions: [Subscription] = []
     }
@@ -57,7 +59,7 @@ struct RestorationRecord: Codable, Equatable, Sendable {
     // MARK: Transitions
 
     /// The app connected `id` (or a reconnection brought it back): kept, with `policy`.
-    mutating func connected(_ id: String, policy: Policy) -> Bool {
+    mutating func connected(_ id: PeripheralID, policy: Policy) -> Bool {
         if let index = peripherals.firstIndex(where: { $0.id == id }) {
             guard peripherals[index].policy != policy else { return false }
             peripherals[index].policy = policy
@@ -68,14 +70,14 @@ struct RestorationRecord: Codable, Equatable, Sendable {
     }
 
     /// The app disconnected `id`: forgotten, with its subscriptions.
-    mutating func disconnected(_ id: String) -> Bool {
+    mutating func disconnected(_ id: PeripheralID) -> Bool {
         guard let index = peripherals.firstIndex(where: { $0.id == id }) else { return false }
         peripherals.remove(at: index)
         return true
     }
 
     /// The app changed the reconnect policy of a kept peripheral.
-    mutating func policyChanged(_ id: String, to policy: Policy) -> Bool {
+    mutating func policyChanged(_ id: PeripheralID, to policy: Policy) -> Bool {
         guard let index = peripherals.firstIndex(where: { $0.id == id }), peripherals[index].policy != policy else {
             return false
         }
@@ -84,7 +86,7 @@ struct RestorationRecord: Codable, Equatable, Sendable {
     }
 
     /// A characteristic of a kept peripheral got its first live iteration (`live`) or lost its last.
-    mutating func subscription(_ subscription: Subscription, of id: String, live: Bool) -> Bool {
+    mutating func subscription(_ subscription: Subscription, of id: PeripheralID, live: Bool) -> Bool {
         guard let index = peripherals.firstIndex(where: { $0.id == id }) else { return false }
         let present = peripherals[index].subscriptions.contains(subscription)
         guard present != live else { return false }

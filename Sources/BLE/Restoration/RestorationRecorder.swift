@@ -34,19 +34,19 @@ final class RestorationRecorder: Sendable {
     var record: RestorationRecord { state.withLock { $0.record } }
 
     func connected(_ id: PeripheralID, policy: ReconnectPolicy) {
-        update { $0.record.connected(id.description, policy: .init(policy)) }
+        update { $0.record.connected(id, policy: .init(policy)) }
     }
 
     func disconnected(_ id: PeripheralID) {
-        update { $0.record.disconnected(id.description) }
+        update { $0.record.disconnected(id) }
     }
 
     func policyChanged(_ id: PeripheralID, to policy: ReconnectPolicy) {
-        update { $0.record.policyChanged(id.description, to: .init(policy)) }
+        update { $0.record.policyChanged(id, to: .init(policy)) }
     }
 
     func subscription(_ subscription: RestorationRecord.Subscription, of id: PeripheralID, live: Bool) {
-        update { $0.record.subscription(subscription, of: id.description, live: live) }
+        update { $0.record.subscription(subscription, of: id, live: live) }
     }
 
     /// A scan started (`services` its filter) or ended (nil).

@@ -30,7 +30,9 @@ final class ScanObserver: SessionObserver {
         request: ScanRequest, adapter: String, adapterPath: ObjectPath, session: BlueZSession,
         buffer: EventBuffer<Result<Discovery, BLEError>>, counters: ScanCounters
     ) {
-        state = PosixMutex(State(reporter: ScanReporter(request: request, adapter: adapter)))
+        // The adapter's address is read once: it does not change while the adapter is there.
+        let identity = session.adapterIdentity(name: adapter, at: adapterPath)
+        state = PosixMutex(State(reporter: ScanReporter(request: request, adapter: identity)))
         self.adapterPath = adapterPath
         self.session = session
         self.buffer = buffer

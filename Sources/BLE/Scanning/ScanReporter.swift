@@ -5,14 +5,14 @@ import Foundation
 /// Decides which device changes a scan reports (its client-side filter and duplicate rule).
 struct ScanReporter {
     let request: ScanRequest
-    let adapter: String
+    let adapter: AdapterIdentity
     private var reported: [ObjectPath: AdvertisementData] = [:]
 
     static let advertisementKeys: Set<String> = [
         "RSSI", "ManufacturerData", "ServiceData", "TxPower", "Name", "UUIDs", "AdvertisingData", "Appearance",
     ]
 
-    init(request: ScanRequest, adapter: String) {
+    init(request: ScanRequest, adapter: AdapterIdentity) {
         self.request = request
         self.adapter = adapter
     }
@@ -34,7 +34,7 @@ struct ScanReporter {
             return nil
         }
         return Discovery(
-            id: PeripheralID(adapter: adapter, bluetoothAddress: device.address), rssi: rssi,
+            id: PeripheralID(adapter: adapter, address: device.address, type: device.addressType), rssi: rssi,
             advertisement: advertisement, timestamp: Date())
     }
 

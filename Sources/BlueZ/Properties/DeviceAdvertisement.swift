@@ -10,6 +10,8 @@ import Foundation
 public struct DeviceAdvertisement: Sendable, Hashable {
     /// `Address` `s`.
     public var address: BluetoothAddress
+    /// `AddressType` `s`: absent only from a device object that does not follow the API.
+    public var addressType: AddressType?
     /// `RSSI` `n`: absent when no advertisement was received in this discovery (Q9).
     public var rssi: Int16?
     /// `Name` `s`, optional.
@@ -39,6 +41,7 @@ public struct DeviceAdvertisement: Sendable, Hashable {
         typealias Key = DeviceProperties.Key
         let reader = PropertyReader(BlueZInterface.device1, properties)
         address = try reader.required(Key.address)
+        addressType = try reader.optional(Key.addressType)
         rssi = try reader.optional(Key.rssi)
         name = try reader.optional(Key.name)
         uuids = try reader.required(Key.uuids)

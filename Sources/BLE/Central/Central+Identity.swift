@@ -1,0 +1,43 @@
+import BlueZ
+import DBus
+
+extension Central {
+    /// This central's adapter: its name and, while bluetoothd reports it, its address.
+    var adapterIdentity: AdapterIdentity { session.adapterIdentity(name: adapterName, at: adapterPath) }
+
+    /// Whether `id` names this central's adapter: by the adapter's address where the ID and
+    /// bluetoothd both give it (the adapter may have another `hciN` name than when the ID was
+    /// made), else by name.
+    func isOnThisAdapter(_ id: PeripheralID) -> Bool {
+        let adapter = adapterIdentity
+        return id.isOnAdapter(name: adapter.name, address: adapter.address?.description)
+    }
+
+    /// Throws ``BLEError/Code/invalidArguments`` unless `id` names this central's adapter.
+    func checkOnThisAdapter(_ id: PeripheralID) throws(BLEError) {
+        guard isOnThisAdapter(id) else {
+            throw BLEError(.invalidArguments, message: "this central uses \(adapterName), not \(id.adapter)")
+        }
+    }
+
+    /// The identifier the SDK hands out for the device at `path` that `id` names: this
+    /// adapter's name and address and the device's address type, as bluetoothd reports them now
+    /// (what `id` does not know is filled in; `id` itself when the device is not in the mirror).
+    func identifier(_ id: PeripheralID, at path: ObjectPath) -> PeripheralID {
+        let type = session.read {
+            $0.properties(at: path, interface: BlueZInterface.device1)?[DeviceProperties.Key.addressType]
+        }
+        guard let address = BlueZPath.deviceAddress(of: path) ?? id.bluetoothAddress else { return id }
+        return PeripheralID(
+            adapter: adapterIdentity, address: address, type: type.flatMap { try? AddressType(dbusValue: $0) })
+    }
+}
+
+extension BlueZSession {
+    /// The adapter at `path` (named `name`), with its address when the mirror holds it.
+    func adapterIdentity(name: String, at path: ObjectPath) -> AdapterIdentity {
+        // The one property, not the adapter's whole set decoded: this runs on every connect.
+        let value = read { $0.properties(at: path, interface: BlueZInterface.adapter1)?[AdapterProperties.Key.address] }
+        return AdapterIdentity(name: name, address: value.flatMap { try? BluetoothAddress(dbusValue: $0) })
+    }
+}
