@@ -68,7 +68,7 @@ enum NotifyCommand {
             let end = await stream(values, events: events, line: line, count: count)
             switch end {
             case .finished(let received):
-                Terminal.note("\(received) value\(received == 1 ? "" : "s") received; unsubscribing and disconnecting")
+                Terminal.note("\(Describe.count(received, "value")) received; unsubscribing and disconnecting")
                 return ExitCode.success
             case .linkLost(let reason):
                 throw BLEError(.disconnected, message: "the link dropped (\(reason))")

@@ -20,6 +20,11 @@ enum DeviceArgument {
         _ body: (Peripheral, [Service]) async throws -> Int32
     ) async throws -> Int32 {
         let session = try await CentralSession.open(common, centralOptions: centralOptions)
+        if let identifier = centralOptions.restoreIdentifier, let restored = await session.central.restoredState {
+            Terminal.note(
+                "restored under \(identifier): \(Describe.count(restored.peripherals.count, "peripheral")), "
+                    + Describe.count(restored.subscriptions.count, "subscription"))
+        }
         do {
             let id = try await session.resolve(arguments.positional(0) ?? "")
             let peripheral = try await session.connect(id)

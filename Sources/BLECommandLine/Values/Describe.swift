@@ -15,6 +15,9 @@ enum Describe {
         return data.isEmpty ? named : "\(named) \(ValueFormat.hex(data))"
     }
 
+    /// `1 peripheral`, `2 subscriptions`: a count with its noun.
+    static func count(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
     /// `0x006B`
     static func companyID(_ company: UInt16) -> String {
         let digits = String(company, radix: 16, uppercase: true)
