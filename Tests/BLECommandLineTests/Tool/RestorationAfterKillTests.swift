@@ -33,7 +33,8 @@ import Testing
                     ])
             let outcome = try await second.finish()
             #expect(outcome.status == 0, "\(outcome.errors)")
-            #expect(outcome.errors.contains("restored under gateway: 1 peripheral, 1 subscription"), "\(outcome.errors)")
+            #expect(
+                outcome.errors.contains("restored under gateway: 1 peripheral, 1 subscription"), "\(outcome.errors)")
             #expect(outcome.output.split(separator: "\n").count == 2, "\(outcome.output)")
 
             // The second process ended by disconnecting: nothing is kept any more.
