@@ -78,6 +78,23 @@ struct ConnectionLifecycleTests {
                 == [])
     }
 
+    @Test("a Connect delayed by a scan for a forgotten device is sent only while its attempt still awaits it")
+    func delayedConnectStillAwaited() {
+        var link = Lifecycle(policy: .never)
+        _ = link.connect(
+            1, "A", timeout: .seconds(5), retryable: false, reconnecting: false, device: Self.absent, now: Self.t0)
+        #expect(link.awaitsConnect(call: 2), "sent after the scan finds the device")
+        #expect(!link.awaitsConnect(call: 3), "not a call of this attempt")
+        _ = link.timerFired(.deadline(waiter: 1), due: Self.at(.seconds(5)), now: Self.at(.seconds(5)))
+        #expect(!link.awaitsConnect(call: 2), "the deadline ended the attempt: no Connect goes out late")
+
+        var answered = Lifecycle(policy: .never)
+        _ = answered.connect(
+            1, "A", timeout: .seconds(5), retryable: false, reconnecting: false, device: Self.down, now: Self.t0)
+        _ = answered.connectReplied(call: 2, .success(()), device: Self.linked)
+        #expect(!answered.awaitsConnect(call: 2), "answered already")
+    }
+
     @Test("resolution before the Connect reply (Q2, under load): the late reply changes nothing")
     func resolvedBeforeReply() {
         var link = Lifecycle(policy: .never)

@@ -209,6 +209,13 @@ struct ConnectionLifecycle<Waiter> {
     }
 
     /// bluetoothd answered `Connect`.
+    /// Whether Connect `call` is still awaited: its attempt neither ended nor moved on (the
+    /// shell asks before it sends a Connect it had to delay).
+    func awaitsConnect(call: UInt64) -> Bool {
+        guard let running = attempt, case .calling(call, answered: false) = running.stage else { return false }
+        return true
+    }
+
     mutating func connectReplied(call: UInt64, _ result: Result<Void, BLEError>, device: Device) -> [Action] {
         guard var running = attempt, case .calling(call, _) = running.stage else { return [] }
         switch result {

@@ -191,7 +191,12 @@ extension Peripheral {
                             $0.connectReplied(call: call, .failure(Self.notFoundByScan), device: $1)
                         }
                     }
-                    sendConnect(call, deadline: deadline, holding: found.scan)
+                    // The attempt may have ended meanwhile (its deadline, a disconnect): a
+                    // Connect sent now would open a link nobody waits for.
+                    enter { peripheral in
+                        guard peripheral.lifecycle.awaitsConnect(call: call) else { return }
+                        peripheral.sendConnect(call, deadline: deadline, holding: found.scan)
+                    }
                 }
             } else {
                 sendConnect(call, deadline: deadline, holding: nil)
