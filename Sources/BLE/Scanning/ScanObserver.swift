@@ -54,6 +54,16 @@ final class ScanObserver: SessionObserver {
         }
     }
 
+    /// bluetoothd's advertisement monitor found the device at `path` (a passive scan): it is
+    /// reported unless its advertisement was already (the duplicate rule).
+    func deviceFound(_ path: ObjectPath) {
+        state.withLock { state in
+            guard state.started, !state.ended else { return }
+            let discovery = session.read { state.reporter.consider(path, in: $0, advertised: true) }
+            if let discovery { emit(discovery) }
+        }
+    }
+
     /// Ends the scan: `error` (if any) goes to the consumer first. Only the first end counts.
     func end(with error: BLEError?) {
         let first = state.withLock { state in

@@ -94,6 +94,7 @@ extension Central {
             counters: counters)
         let token = session.observe(under: adapterPath, observer)
         defer { session.stopObserving(token) }
+        if request.options.passive { return await runPassiveScan(request, observer: observer, into: buffer) }
         let scanID: UInt64
         do {
             scanID = try await addScan(request)
@@ -104,6 +105,42 @@ extension Central {
         }
         // Ended from the central when discovery cannot be started again for it.
         await setScanEnder(scanID) { error in observer.end(with: error) }
+        await report(observer, into: buffer)
+        // Scans end by cancellation: leave the discovery from a task that is not cancelled,
+        // or StopDiscovery would never be sent.
+        await Task(executorPreference: session.connection.executor) { await self.removeScan(scanID) }.value
+    }
+
+    /// A passive scan: an advertisement monitor instead of discovery (see
+    /// ``ScanOptions/passive``), reported by the same observer.
+    private nonisolated func runPassiveScan(
+        _ request: ScanRequest, observer: ScanObserver, into buffer: EventBuffer<Result<Discovery, BLEError>>
+    ) async {
+        let monitor: PassiveScanMonitor
+        do throws(BLEError) {
+            let state = await self.state
+            guard state == .poweredOn else {
+                throw BLEError(
+                    state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot scan: \(state)")
+            }
+            monitor = try await PassiveScanMonitor.start(
+                request, adapterName: adapterName, adapterPath: adapterPath, session: session, observer: observer,
+                timeout: session.callTimeout)
+        } catch {
+            observer.end(with: error)
+            buffer.finish()
+            return
+        }
+        await report(observer, into: buffer)
+        // Ended by cancellation: unregistered from a task that is not cancelled.
+        await Task(executorPreference: session.connection.executor) { await monitor.stop() }.value
+    }
+
+    /// Reports through `observer` until the scan ends (the consumer left, or an error), then
+    /// finishes the consumer's buffer.
+    private nonisolated func report(
+        _ observer: ScanObserver, into buffer: EventBuffer<Result<Discovery, BLEError>>
+    ) async {
         observer.start()
         _ = await withTaskCancellationHandler {
             await observer.ended.wait()
@@ -111,8 +148,5 @@ extension Central {
             observer.end(with: nil)
         }
         buffer.finish()
-        // Scans end by cancellation: leave the discovery from a task that is not cancelled,
-        // or StopDiscovery would never be sent.
-        await Task(executorPreference: session.connection.executor) { await self.removeScan(scanID) }.value
     }
 }

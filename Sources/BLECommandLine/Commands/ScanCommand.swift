@@ -12,6 +12,9 @@ enum ScanCommand {
             .init("--rssi", value: "DBM", "only devices received at least this strongly, e.g. -70"),
             .init("--duration", value: "SECONDS", "stop after this long (default: at Ctrl-C)"),
             .init("--count", value: "N", "stop after N reports (a script's \"wait until it shows up\")"),
+            .init(
+                "--passive",
+                "listen without scan requests, through an advertisement monitor (needs --service and bluetoothd -E)"),
             .init("--json", "one JSON object per report, one per line"),
             .init("--plain", "plain lines even on a terminal"),
         ],
@@ -24,6 +27,7 @@ enum ScanCommand {
               ble scan --service 180D --rssi -70 --duration 10
               ble scan --json --duration 5 | jq .name
               ble scan --name Thermo --count 1 --duration 30
+              ble scan --passive --service 180D
             """)
 
     /// How the discoveries are shown.
@@ -44,7 +48,7 @@ enum ScanCommand {
             arguments.flag("--json") ? .json : Terminal.outputIsTerminal && !arguments.flag("--plain") ? .table : .lines
         let options = ScanOptions(
             allowDuplicates: style == .table, rssiThreshold: rssi.map { Int16($0) },
-            namePrefix: arguments.value("--name"))
+            namePrefix: arguments.value("--name"), passive: arguments.flag("--passive"))
 
         let session = try await CentralSession.open(common)
         let scan = session.central.scan(services: services, options: options)

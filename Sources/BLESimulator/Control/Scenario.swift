@@ -9,6 +9,9 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var adapters: [String]?
     /// Timing, in milliseconds.
     public var timing: Timing?
+    /// Run as `bluetoothd --experimental` (``SimulatorOptions/experimental``): passive
+    /// scanning through advertisement monitors is offered.
+    public var experimental: Bool?
     /// The peripherals in range.
     public var peripherals: [VirtualPeripheral]
 
@@ -58,7 +61,7 @@ public struct Scenario: Sendable, Hashable, Codable {
         self.peripherals = peripherals
     }
 
-    private enum CodingKeys: String, CodingKey { case profile, adapters, timing, peripherals }
+    private enum CodingKeys: String, CodingKey { case profile, adapters, timing, experimental, peripherals }
 
     /// Decodes a scenario; an unknown key, at any depth, is an error naming it and its path.
     public init(from decoder: any Decoder) throws {
@@ -67,6 +70,7 @@ public struct Scenario: Sendable, Hashable, Codable {
         profile = try c.decodeIfPresent(String.self, forKey: .profile)
         adapters = try c.decodeIfPresent([String].self, forKey: .adapters)
         timing = try c.decodeIfPresent(Timing.self, forKey: .timing)
+        experimental = try c.decodeIfPresent(Bool.self, forKey: .experimental)
         peripherals = try c.decode([VirtualPeripheral].self, forKey: .peripherals)
     }
 
@@ -95,6 +99,7 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var simulatorOptions: SimulatorOptions {
         var options = SimulatorOptions()
         if let adapters, !adapters.isEmpty { options.adapters = adapters }
+        options.experimental = experimental ?? false
         if let timing {
             if let ms = timing.connectDelayMs { options.connectDelay = .milliseconds(ms) }
             if let ms = timing.resolveDelayMs { options.resolveDelay = .milliseconds(ms) }

@@ -55,7 +55,7 @@ extension Daemon {
             },
         ]
         return [ExportedInterface(BlueZInterface.adapter1, methods: methods, properties: properties)]
-            + (try serverInterfaces(adapter: index))
+            + (try serverInterfaces(adapter: index)) + (try monitorManagerInterfaces(adapter: index))
     }
 
     static func error(_ name: String, _ message: String) -> DBusError { DBusError.reply(name, message) }

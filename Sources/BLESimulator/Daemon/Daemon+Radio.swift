@@ -41,17 +41,26 @@ extension Daemon {
     /// false to the ticker, the ticker is marked stopped under the same lock that starts one.
     func deliverAdvertisements(now: UInt64, fromTicker: Bool) -> Bool {
         core.state.withLock { state in
-            guard isCurrent(state), state.adapters.contains(where: \.discovering) else {
+            state.monitors.adopt(generation: generation)
+            let monitors = state.monitors
+            guard isCurrent(state),
+                state.adapters.contains(where: { $0.discovering || monitors.isListening(adapter: $0.index) })
+            else {
                 if fromTicker { scanTicking.store(false, ordering: .releasing) }
                 return false
             }
             let latency = MonotonicNanos.of(options.scanStartLatency)
-            let scanning = state.adapters.filter { $0.discovering && now >= $0.discoveryStarted &+ latency }
+            // An active advertisement monitor hears advertisements without discovery.
+            let scanning = state.adapters.filter {
+                ($0.discovering && now >= $0.discoveryStarted &+ latency) || monitors.isListening(adapter: $0.index)
+            }
             guard !scanning.isEmpty else { return true }
             let due = state.advertising.takeDue(through: now)
             guard !due.isEmpty else { return true }
             let scans = scanning.map {
-                ScanContext($0, sessions: state.discovery[$0.index] ?? [:], latency: latency, daemon: self)
+                ScanContext(
+                    $0, sessions: state.discovery[$0.index] ?? [:], latency: latency,
+                    monitoringSince: monitors.listeningSince[$0.index], daemon: self)
             }
             for entry in due {
                 guard let record = state.peripherals[entry.address], record.definition.advertising,
@@ -82,9 +91,13 @@ extension Daemon {
         /// When the adapter's scan began to hear advertisements (monotonic ns).
         var listeningSince: UInt64
 
-        init(_ adapter: AdapterState, sessions byClient: [BusName: DiscoverySession], latency: UInt64, daemon: Daemon) {
+        init(
+            _ adapter: AdapterState, sessions byClient: [BusName: DiscoverySession], latency: UInt64,
+            monitoringSince: UInt64?, daemon: Daemon
+        ) {
             self.adapter = adapter
-            listeningSince = adapter.discoveryStarted &+ latency
+            let discoveringSince = adapter.discovering ? adapter.discoveryStarted &+ latency : nil
+            listeningSince = [discoveringSince, monitoringSince].compactMap { $0 }.min() ?? UInt64.max
             sessions = Array(byClient.values)
             filtered = sessions.contains { daemon.isFiltered($0.filter) }
             patterns = sessions.compactMap { $0.filter?.pattern }
@@ -106,12 +119,20 @@ extension Daemon {
         if !scan.patterns.isEmpty {
             discoverable = scan.patterns.contains { matches($0, address: address, name: definition.name) }
         }
-        guard discoverable else { return }
+        // An advertisement a monitor matches is processed whether or not discovery would
+        // take it (`btd_adapter_device_found` with an active monitor).
+        let monitored = monitored(state, definition, adapter: adapter.index)
+        guard (adapter.discovering && discoverable) || monitored else { return }
         let jitter = definition.rssiJitter > 0 ? Int16.random(in: -definition.rssiJitter...definition.rssiJitter) : 0
         let rssi = definition.rssi &+ jitter
-        if filtered, !sessions.contains(where: { Self.accepts($0.filter, definition, rssi: rssi) }) { return }
+        if filtered, !monitored, !sessions.contains(where: { Self.accepts($0.filter, definition, rssi: rssi) }) {
+            return
+        }
         state.statistics.advertisementsDelivered += 1
         guard let path = state.devicePath(address, adapter: adapter) else { return }
+        defer {
+            if monitored { reportToMonitors(&state, definition, address: address, path: path, adapter: adapter.index) }
+        }
         guard var device = state.devices[path] else {
             try? addDevice(&state, definition, address: address, adapter: adapter, fromStorage: false, rssi: rssi)
             return

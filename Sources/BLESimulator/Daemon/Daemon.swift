@@ -177,6 +177,8 @@ final class Daemon: Sendable {
         core.state.withLock { state in
             guard isCurrent(state) else { return }
             for index in state.adapters.indices { discoveryClientLeft(&state, client, adapter: index) }
+            state.monitors.adopt(generation: generation)
+            state.monitors.remove { $0.owner == client }
             for path in Array(state.devices.keys) {
                 guard var device = state.devices[path] else { continue }
                 for characteristic in Array(device.notifySessions.keys) {

@@ -38,6 +38,8 @@ struct SimState: Sendable {
     var statistics = SimulatorStatistics()
     /// The peripheral role: registered GATT applications and advertisements (Server/).
     var server = ServerState()
+    /// Advertisement monitors (passive scanning), offered by an experimental daemon only.
+    var monitors = MonitorRegistry()
     /// Registered pairing agents (a daemon's state: a restart forgets them).
     var agents = AgentRegistry()
     /// Keys of bonded devices, which survive a restart like `stored`.

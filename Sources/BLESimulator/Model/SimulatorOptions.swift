@@ -39,6 +39,10 @@ public struct SimulatorOptions: Sendable, Hashable {
     /// `org.swiftble.Simulator` (see ``SimulatorControlInterface``), on a connection of its own.
     public var controlInterface = true
 
+    /// Whether the daemon runs as `bluetoothd --experimental`: it then offers the interfaces
+    /// BlueZ marks experimental, here `AdvertisementMonitorManager1` (passive scanning).
+    public var experimental = false
+
     /// The defaults.
     public init() {}
 }

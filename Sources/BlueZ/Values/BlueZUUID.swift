@@ -55,4 +55,21 @@ public enum BlueZUUID {
         guard let full = canonical(uuid), full.hasPrefix("0000"), full.hasSuffix(baseSuffix) else { return nil }
         return UInt16(full.dropFirst(4).prefix(4), radix: 16)
     }
+
+    /// The bytes an advertisement carries for `uuid`, least significant first: two for a
+    /// UUID on the base UUID, sixteen otherwise; nil when it is not a UUID.
+    public static func advertisedBytes(_ uuid: String) -> [UInt8]? {
+        if let short = shortForm(uuid) { return [UInt8(short & 0xFF), UInt8(short >> 8)] }
+        guard let full = canonical(uuid) else { return nil }
+        let digits = Array(full.utf8.filter { $0 != UInt8(ascii: "-") })
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(byte)
+        }
+        return bytes.reversed()
+    }
 }

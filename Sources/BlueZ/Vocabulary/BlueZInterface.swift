@@ -25,6 +25,13 @@ public enum BlueZInterface {
         "org.bluez.LEAdvertisingManager1")
     /// `org.bluez.LEAdvertisement1`, exported by an application that advertises.
     public static let leAdvertisement1: InterfaceName = NameLiteral.interface("org.bluez.LEAdvertisement1")
+    /// `org.bluez.AdvertisementMonitorManager1`, on the adapter: registers advertisement
+    /// monitors (passive scanning). Experimental: only `bluetoothd --experimental` offers it.
+    public static let advertisementMonitorManager1: InterfaceName = NameLiteral.interface(
+        "org.bluez.AdvertisementMonitorManager1")
+    /// `org.bluez.AdvertisementMonitor1`, exported by an application that monitors advertisements.
+    public static let advertisementMonitor1: InterfaceName = NameLiteral.interface(
+        "org.bluez.AdvertisementMonitor1")
     /// `org.bluez.AgentManager1`, on `/org/bluez`: registers pairing agents.
     public static let agentManager1: InterfaceName = NameLiteral.interface("org.bluez.AgentManager1")
     /// `org.bluez.Agent1`, exported by a pairing agent and called by bluetoothd.

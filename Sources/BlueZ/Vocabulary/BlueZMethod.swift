@@ -74,6 +74,16 @@ public enum BlueZMethod {
     public static let unregisterApplication: MemberName = NameLiteral.member("UnregisterApplication")
     /// `RegisterAdvertisement(o advertisement, a{sv} options)` on `LEAdvertisingManager1`.
     public static let registerAdvertisement: MemberName = NameLiteral.member("RegisterAdvertisement")
+    /// `RegisterMonitor(o root)` on `AdvertisementMonitorManager1`.
+    public static let registerMonitor: MemberName = NameLiteral.member("RegisterMonitor")
+    /// `UnregisterMonitor(o root)` on `AdvertisementMonitorManager1`.
+    public static let unregisterMonitor: MemberName = NameLiteral.member("UnregisterMonitor")
+    /// `Activate()` on `AdvertisementMonitor1`: bluetoothd took the monitor up.
+    public static let activate: MemberName = NameLiteral.member("Activate")
+    /// `DeviceFound(o device)` on `AdvertisementMonitor1`.
+    public static let deviceFound: MemberName = NameLiteral.member("DeviceFound")
+    /// `DeviceLost(o device)` on `AdvertisementMonitor1`.
+    public static let deviceLost: MemberName = NameLiteral.member("DeviceLost")
     /// `UnregisterAdvertisement(o advertisement)` on `LEAdvertisingManager1`.
     public static let unregisterAdvertisement: MemberName = NameLiteral.member("UnregisterAdvertisement")
     /// `RegisterAgent(o agent, s capability)` on `AgentManager1`.

@@ -33,6 +33,11 @@ extension Connection {
         core.objects.withLock { $0.addManager(at: path) }
     }
 
+    /// Stops answering `GetManagedObjects` at `path` (the objects below stay exported).
+    public func removeObjectManager(at path: ObjectPath) {
+        core.objects.withLock { $0.removeManager(at: path) }
+    }
+
     /// Stores new property values and emits one `PropertiesChanged` for them.
     public func setProperties(
         _ changes: KeyValuePairs<String, DBusValue>, interface: InterfaceName, path: ObjectPath

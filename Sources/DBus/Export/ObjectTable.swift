@@ -59,6 +59,11 @@ struct ObjectTable {
         resolvedMethods.removeAll()
     }
 
+    mutating func removeManager(at path: ObjectPath) {
+        guard managers.remove(path) != nil else { return }
+        resolvedMethods.removeAll()
+    }
+
     /// The object manager responsible for `path`: its nearest strict ancestor that is one.
     func manager(for path: ObjectPath) -> ObjectPath? {
         var candidate = path.parent

@@ -43,6 +43,14 @@ import Testing
         }
     }
 
+    @Test func passiveScanWithoutExperimentalDaemon() async throws {
+        try await CLIFixture.run { fixture in
+            let outcome = try await fixture.ble("scan", "--passive", "--service", "180D", "--duration", "3")
+            #expect(outcome.status == ExitCode.unsupported)
+            #expect(outcome.errors.contains("--experimental"), "\(outcome.errors)")
+        }
+    }
+
     @Test func adapterPoweredOff() async throws {
         try await CLIFixture.run { fixture in
             fixture.simulator.setPowered(false)
