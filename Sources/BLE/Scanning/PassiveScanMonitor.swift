@@ -61,7 +61,9 @@ final class PassiveScanMonitor: Sendable {
                 adapterPath, BlueZInterface.advertisementMonitorManager1, BlueZMethod.registerMonitor,
                 [.objectPath(root)], timeout: timeout)
         } catch {
-            monitor.unexport()
+            // A registration that failed late (cancelled, timed out) may have been taken all
+            // the same: unregistered best-effort, from a task that is not cancelled.
+            await Task(executorPreference: session.connection.executor) { await monitor.stop() }.value
             throw error
         }
         return monitor
