@@ -142,20 +142,32 @@ public enum BlueZPath {
     /// Unlike ``device(containing:)`` it does not check the elements below the device.
     public static func deviceText(containing path: ObjectPath) -> Substring? {
         let text = path.rawValue
-        guard text.utf8.starts(with: "/org/bluez/".utf8) else { return nil }
+        // Scanned as bytes where the string is contiguous (native strings are): stepping a
+        // String.UTF8View index by index cost ten times as much per notification.
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes in deviceEnd(in: bytes) }
+        guard let end = found ?? deviceEnd(in: Array(text.utf8)) else { return nil }
+        return text[..<text.utf8.index(text.utf8.startIndex, offsetBy: end)]
+    }
+
+    /// Where the device element of a path's bytes ends (its fifth `/`, or the end), when the
+    /// path starts `/org/bluez/` and its fourth element starts `dev_`.
+    private static func deviceEnd<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes) -> Int?
+    where Bytes.Index == Int {
+        let prefix = "/org/bluez/".utf8
+        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
         var slashes = 0
-        var deviceStart: String.Index?
-        var index = text.utf8.startIndex
-        while index != text.utf8.endIndex {
-            if text.utf8[index] == UInt8(ascii: "/") {
-                slashes += 1
-                if slashes == 4 { deviceStart = text.utf8.index(after: index) }
-                if slashes == 5 { break }
+        var deviceStart = -1
+        var end = bytes.endIndex
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "/") {
+            slashes += 1
+            if slashes == 4 { deviceStart = index + 1 }
+            if slashes == 5 {
+                end = index
+                break
             }
-            index = text.utf8.index(after: index)
         }
-        guard let deviceStart, text[deviceStart...].utf8.starts(with: "dev_".utf8) else { return nil }
-        return text[..<index]
+        guard deviceStart >= 0, bytes[deviceStart...].starts(with: "dev_".utf8) else { return nil }
+        return end
     }
 
     /// The adapter path that `path` is, or lies below; `nil` when `path` is not in an adapter's
