@@ -10,11 +10,17 @@ extension PeripheralManager {
     /// with every service. On failure, timeout or cancellation the new service is taken back
     /// and the earlier ones are registered again.
     ///
+    /// `timeout` (default ``PeripheralManagerOptions/callTimeout``) counts from the call, also
+    /// while the call waits for another publication to finish, and covers every call to
+    /// bluetoothd the addition makes.
+    ///
     /// - Throws: ``BLEError/Code/invalidArguments`` for a service bluetoothd would refuse (see
-    ///   ``MutableCharacteristic``); what bluetoothd answers otherwise.
+    ///   ``MutableCharacteristic``); ``BLEError/Code/timeout`` past the deadline; what bluetoothd
+    ///   answers otherwise.
     @discardableResult
-    public func add(_ service: MutableService) async throws(BLEError) -> ServiceHandle {
+    public func add(_ service: MutableService, timeout: Duration? = nil) async throws(BLEError) -> ServiceHandle {
         try ServiceValidation.validate(service)
+        let deadline = PublicationDeadline(timeout ?? options.callTimeout, for: "publishing the service")
         await enterGate()
         defer { leaveGate() }
         let handle = ServiceHandle(id: nextServiceID, uuid: service.uuid)
@@ -24,10 +30,10 @@ extension PeripheralManager {
             path: PublishedService.child(Self.applicationPath, "service", handle.id))
         let includes = try includedPaths(service, among: services + [published])
         do throws(BLEError) {
-            if applicationRegistered { try await unregisterApplication() }
+            if applicationRegistered { try await unregisterApplication(timeout: try deadline.remaining()) }
             try export(published, includes: includes)
             services.append(published)
-            try await registerApplication()
+            try await registerApplication(timeout: try deadline.remaining())
         } catch {
             services.removeAll { $0.handle == handle }
             unexport(published)
@@ -38,8 +44,10 @@ extension PeripheralManager {
     }
 
     /// Unpublishes one service. bluetoothd drops a service whose object goes away
-    /// (`InterfacesRemoved`); when it was the last one the application is unregistered.
-    public func remove(_ handle: ServiceHandle) async throws(BLEError) {
+    /// (`InterfacesRemoved`); when it was the last one the application is unregistered, within
+    /// `timeout` (default ``PeripheralManagerOptions/callTimeout``) counted from the call.
+    public func remove(_ handle: ServiceHandle, timeout: Duration? = nil) async throws(BLEError) {
+        let deadline = PublicationDeadline(timeout ?? options.callTimeout, for: "removing the service")
         await enterGate()
         defer { leaveGate() }
         guard let index = services.firstIndex(where: { $0.handle == handle }) else {
@@ -48,20 +56,23 @@ extension PeripheralManager {
         let published = services.remove(at: index)
         if services.isEmpty, applicationRegistered {
             defer { unexport(published) }
-            try await unregisterApplication()
+            try await unregisterApplication(timeout: try deadline.remaining())
         } else {
             unexport(published)
         }
     }
 
-    /// Unpublishes every service (`UnregisterApplication`), as Core Bluetooth's `removeAllServices()`.
-    public func removeAllServices() async throws(BLEError) {
+    /// Unpublishes every service (`UnregisterApplication`), as Core Bluetooth's
+    /// `removeAllServices()`, within `timeout` (default ``PeripheralManagerOptions/callTimeout``)
+    /// counted from the call. The services are unpublished whatever bluetoothd answers.
+    public func removeAllServices(timeout: Duration? = nil) async throws(BLEError) {
+        let deadline = PublicationDeadline(timeout ?? options.callTimeout, for: "removing the services")
         await enterGate()
         defer { leaveGate() }
         let removed = services
         services.removeAll()
         defer { for published in removed { unexport(published) } }
-        if applicationRegistered { try await unregisterApplication() }
+        if applicationRegistered { try await unregisterApplication(timeout: try deadline.remaining()) }
     }
 
     /// The services published now.
@@ -80,30 +91,33 @@ extension PeripheralManager {
         await task.value
     }
 
-    func registerApplication() async throws(BLEError) {
+    func registerApplication(timeout: Duration? = nil) async throws(BLEError) {
+        let timeout = timeout ?? options.callTimeout
+        let start = ContinuousClock.now
         let arguments: [DBusValue] = [
             .objectPath(Self.applicationPath), .dictionary(key: .string, value: .variant, []),
         ]
         do throws(BLEError) {
             _ = try await session.call(
                 adapterPath, BlueZInterface.gattManager1, BlueZMethod.registerApplication, arguments,
-                timeout: options.callTimeout)
+                timeout: timeout)
         } catch  where error.code == .alreadyExists {
             // An earlier registration whose answer was lost (cancelled, timed out): replace it.
-            try await unregisterApplication()
+            let deadline = PublicationDeadline(timeout - (ContinuousClock.now - start), for: "publishing")
+            try await unregisterApplication(timeout: try deadline.remaining())
             _ = try await session.call(
                 adapterPath, BlueZInterface.gattManager1, BlueZMethod.registerApplication, arguments,
-                timeout: options.callTimeout)
+                timeout: try deadline.remaining())
         }
         applicationRegistered = true
     }
 
-    func unregisterApplication() async throws(BLEError) {
+    func unregisterApplication(timeout: Duration? = nil) async throws(BLEError) {
         applicationRegistered = false
         do throws(BLEError) {
             _ = try await session.call(
                 adapterPath, BlueZInterface.gattManager1, BlueZMethod.unregisterApplication,
-                [.objectPath(Self.applicationPath)], timeout: options.callTimeout)
+                [.objectPath(Self.applicationPath)], timeout: timeout ?? options.callTimeout)
         } catch  where error.code == .notFound {
             // bluetoothd no longer had it (it restarted, or dropped it): the goal is reached.
         }

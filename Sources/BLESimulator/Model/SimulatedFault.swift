@@ -22,6 +22,8 @@ public struct SimulatedFault: Sendable, Hashable {
         /// `LEAdvertisingManager1.RegisterAdvertisement`: the answer, once the advertisement is
         /// registered (its `Timeout` already runs)
         case registerAdvertisement
+        /// `GattManager1.RegisterApplication`: the answer, once the application is registered
+        case registerApplication
     }
 
     /// What happens to a matching operation.
