@@ -1,6 +1,6 @@
 import Foundation
 
-/// A service to publish with ``PeripheralManager/add(_:)``, as Core Bluetooth's
+/// A service to publish with ``PeripheralManager/add(_:timeout:)``, as Core Bluetooth's
 /// `CBMutableService`.
 public struct MutableService: Sendable, Hashable {
     /// The service UUID (not 0x1800 GAP or 0x1801 GATT: bluetoothd provides those).
@@ -10,7 +10,7 @@ public struct MutableService: Sendable, Hashable {
     /// Its characteristics, in the order they get their handles.
     public var characteristics: [MutableCharacteristic]
     /// UUIDs of other services of the same manager this one includes; each must be published
-    /// (now or in the same call) or ``PeripheralManager/add(_:)`` throws `invalidArguments`.
+    /// (now or in the same call) or ``PeripheralManager/add(_:timeout:)`` throws `invalidArguments`.
     public var includedServices: [BluetoothUUID]
 
     /// Creates a service.

@@ -31,7 +31,7 @@ struct PublishedService: Sendable {
     }
 }
 
-/// Identifies a service published by ``PeripheralManager/add(_:)``, to remove it later.
+/// Identifies a service published by ``PeripheralManager/add(_:timeout:)``, to remove it later.
 public struct ServiceHandle: Sendable, Hashable, CustomStringConvertible {
     let id: Int
     /// The service UUID.
