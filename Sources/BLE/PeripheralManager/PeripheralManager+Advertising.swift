@@ -8,7 +8,9 @@ extension PeripheralManager {
     ///
     /// - Throws: ``BLEError/Code/notSupported`` when the adapter has no advertising manager or
     ///   does not list an include, the secondary channel or (`TxPower`) `CanSetTxPower`;
-    ///   ``BLEError/Code/invalidArguments`` for data bluetoothd would refuse to parse;
+    ///   ``BLEError/Code/invalidArguments`` for data bluetoothd would refuse to parse, or that
+    ///   cannot fit the adapter's advertisement (31 bytes for legacy advertising; the parts are
+    ///   named);
     ///   ``BLEError/Code/notPermitted`` when every advertising instance is taken.
     public func startAdvertising(_ data: Advertisement) async throws(BLEError) {
         try AdvertisementCheck.validate(data)
@@ -20,6 +22,7 @@ extension PeripheralManager {
             throw BLEError(.notSupported, message: "\(adapterName) has no LE advertising manager")
         }
         try AdvertisementCheck.supported(data, by: manager)
+        try AdvertisementLength.check(data, manager: manager)
         await enterGate()
         defer { leaveGate() }
         if advertisement != nil { try await unregisterAdvertisement() }
