@@ -4,15 +4,67 @@ import DBus
 extension PeripheralManager {
     /// Starts advertising, as Core Bluetooth's `startAdvertising(_:)`: exports an
     /// `LEAdvertisement1` object and registers it with `LEAdvertisingManager1`. Advertising
-    /// again replaces the current advertisement (unregister, then register the new data).
+    /// again replaces this advertisement (unregister, then register the new data); the ones
+    /// added with ``addAdvertisement(_:)`` go on beside it.
     ///
     /// - Throws: ``BLEError/Code/notSupported`` when the adapter has no advertising manager or
     ///   does not list an include, the secondary channel or (`TxPower`) `CanSetTxPower`;
     ///   ``BLEError/Code/invalidArguments`` for data bluetoothd would refuse to parse, or that
     ///   cannot fit the adapter's advertisement (31 bytes for legacy advertising; the parts are
-    ///   named);
-    ///   ``BLEError/Code/notPermitted`` when every advertising instance is taken.
+    ///   named); ``BLEError/Code/notPermitted`` when every advertising instance is taken.
     public func startAdvertising(_ data: Advertisement) async throws(BLEError) {
+        try await checkAdvertisement(data)
+        await enterGate()
+        defer { leaveGate() }
+        if advertisements[Self.mainAdvertisement] != nil { try await unregisterAdvertisement(Self.mainAdvertisement) }
+        try await publishAdvertisement(data, id: Self.mainAdvertisement)
+    }
+
+    /// Stops advertising (`UnregisterAdvertisement`); nothing happens when not advertising.
+    /// The advertisements added with ``addAdvertisement(_:)`` go on.
+    public func stopAdvertising() async throws(BLEError) {
+        await enterGate()
+        defer { leaveGate() }
+        guard advertisements[Self.mainAdvertisement] != nil else { return }
+        try await unregisterAdvertisement(Self.mainAdvertisement)
+    }
+
+    /// Whether the advertisement of ``startAdvertising(_:)`` is registered.
+    public var isAdvertising: Bool { advertisements[Self.mainAdvertisement] != nil }
+
+    /// Starts one more advertisement beside the others, with a lifetime of its own (its
+    /// `Timeout`, or ``removeAdvertisement(_:)``): as many at once as the adapter has
+    /// instances (`LEAdvertisingManager1.SupportedInstances`), the one of
+    /// ``startAdvertising(_:)`` included. When bluetoothd ends it, the manager sends
+    /// ``PeripheralManagerEvent/advertisementStopped(_:)``.
+    ///
+    /// - Throws: as ``startAdvertising(_:)``; ``BLEError/Code/notPermitted`` when every
+    ///   instance is taken.
+    public func addAdvertisement(_ data: Advertisement) async throws(BLEError) -> AdvertisementHandle {
+        try await checkAdvertisement(data)
+        await enterGate()
+        defer { leaveGate() }
+        let id = nextAdvertisement
+        nextAdvertisement += 1
+        try await publishAdvertisement(data, id: id)
+        return AdvertisementHandle(id: id)
+    }
+
+    /// Stops an advertisement of ``addAdvertisement(_:)``; nothing happens when it has ended.
+    public func removeAdvertisement(_ handle: AdvertisementHandle) async throws(BLEError) {
+        await enterGate()
+        defer { leaveGate() }
+        guard handle.id != Self.mainAdvertisement, advertisements[handle.id] != nil else { return }
+        try await unregisterAdvertisement(handle.id)
+    }
+
+    /// The advertisements of ``addAdvertisement(_:)`` running now, oldest first.
+    public var addedAdvertisements: [AdvertisementHandle] {
+        advertisements.keys.filter { $0 != Self.mainAdvertisement }.sorted().map { AdvertisementHandle(id: $0) }
+    }
+
+    /// What is refused before the gate: data bluetoothd would refuse, what the adapter cannot do.
+    private func checkAdvertisement(_ data: Advertisement) async throws(BLEError) {
         try AdvertisementCheck.validate(data)
         guard session.daemonStatus.present else { throw session.unavailable }
         let manager = try session.read { tree throws(BLEError) -> LEAdvertisingManagerProperties? in
@@ -23,68 +75,63 @@ extension PeripheralManager {
         }
         try AdvertisementCheck.supported(data, by: manager)
         try AdvertisementLength.check(data, manager: manager)
-        await enterGate()
-        defer { leaveGate() }
-        if advertisement != nil { try await unregisterAdvertisement() }
+    }
+
+    /// Exports and registers advertisement `id`; on failure nothing of it is left.
+    private func publishAdvertisement(_ data: Advertisement, id: Int) async throws(BLEError) {
         do throws(BLEError) {
-            try registerAdvertisementObject(data)
-            try await registerAdvertisement(data)
+            try registerAdvertisementObject(data, id: id)
+            try await registerAdvertisement(data, id: id)
         } catch {
-            advertisement = nil
-            session.connection.unexport(Self.advertisementPath)
+            advertisements[id] = nil
+            session.connection.unexport(Self.advertisementPath(id))
             throw error
         }
     }
 
-    /// Stops advertising (`UnregisterAdvertisement`); nothing happens when not advertising.
-    public func stopAdvertising() async throws(BLEError) {
-        await enterGate()
-        defer { leaveGate() }
-        guard advertisement != nil else { return }
-        try await unregisterAdvertisement()
-    }
-
-    /// Whether an advertisement is registered.
-    public var isAdvertising: Bool { advertisement != nil }
-
-    func registerAdvertisement(_ data: Advertisement) async throws(BLEError) {
-        releasedWhileRegistering = false
-        defer { releasedWhileRegistering = nil }
+    func registerAdvertisement(_ data: Advertisement, id: Int) async throws(BLEError) {
+        releasedWhileRegistering[id] = false
+        defer { releasedWhileRegistering[id] = nil }
         do throws(BLEError) {
             _ = try await session.call(
                 adapterPath, BlueZInterface.leAdvertisingManager1, BlueZMethod.registerAdvertisement,
-                [.objectPath(Self.advertisementPath), .dictionary(key: .string, value: .variant, [])],
+                [.objectPath(Self.advertisementPath(id)), .dictionary(key: .string, value: .variant, [])],
                 timeout: options.callTimeout)
-            advertisement = data
+            advertisements[id] = data
             // Registered and already expired: the release is reported now, in its order.
-            if releasedWhileRegistering == true { advertisementReleased() }
+            if releasedWhileRegistering[id] == true { advertisementReleased(id) }
         } catch  where error.dbusErrorName == BlueZErrorName.failed {
             // "Failed to parse advertisement." and kernel refusals (e.g. too long for 31 bytes).
             throw BLEError(.invalidArguments, message: error.message, dbusErrorName: error.dbusErrorName)
         }
     }
 
-    private func unregisterAdvertisement() async throws(BLEError) {
+    private func unregisterAdvertisement(_ id: Int) async throws(BLEError) {
         defer {
-            advertisement = nil
-            session.connection.unexport(Self.advertisementPath)
+            advertisements[id] = nil
+            session.connection.unexport(Self.advertisementPath(id))
         }
         do throws(BLEError) {
             _ = try await session.call(
                 adapterPath, BlueZInterface.leAdvertisingManager1, BlueZMethod.unregisterAdvertisement,
-                [.objectPath(Self.advertisementPath)], timeout: options.callTimeout)
+                [.objectPath(Self.advertisementPath(id))], timeout: options.callTimeout)
         } catch  where error.code == .notFound {
             // Released or forgotten by bluetoothd already.
         }
     }
 
-    private func registerAdvertisementObject(_ data: Advertisement) throws(BLEError) {
+    /// Unregisters every advertisement (closing the manager).
+    func unregisterAllAdvertisements() async {
+        for id in advertisements.keys.sorted() { try? await unregisterAdvertisement(id) }
+    }
+
+    private func registerAdvertisementObject(_ data: Advertisement, id: Int) throws(BLEError) {
         let properties = data.properties.dbusProperties.sorted { $0.key < $1.key }.map {
             ExportedProperty($0.key, value: $0.value)
         }
         let release = ExportedMethod.immediate(BlueZMethod.release) { [weak self] _ in
             // No reply is expected; the state changes on the actor.
-            if let self { Task { await self.advertisementReleased() } }
+            if let self { Task { await self.advertisementReleased(id) } }
             return []
         }
         do throws(DBusError) {
@@ -94,21 +141,27 @@ extension PeripheralManager {
                         BlueZInterface.leAdvertisement1, methods: [release], properties: properties,
                         acceptedSender: BlueZService.busName)
                 ],
-                at: Self.advertisementPath)
+                at: Self.advertisementPath(id))
         } catch {
             throw BLEError(error)
         }
     }
 
-    /// `Release()`: bluetoothd dropped the advertisement (its `Timeout` expired).
-    func advertisementReleased() {
-        guard advertisement != nil else {
-            if releasedWhileRegistering != nil { releasedWhileRegistering = true }
+    /// `Release()`: bluetoothd dropped advertisement `id` (its `Timeout` expired).
+    func advertisementReleased(_ id: Int) {
+        guard advertisements[id] != nil else {
+            if releasedWhileRegistering[id] != nil { releasedWhileRegistering[id] = true }
             return
         }
-        advertisement = nil
-        session.connection.unexport(Self.advertisementPath)
-        eventBroadcast.yield(.advertisingStopped)
+        advertisements[id] = nil
+        session.connection.unexport(Self.advertisementPath(id))
+        eventBroadcast.yield(
+            id == Self.mainAdvertisement ? .advertisingStopped : .advertisementStopped(AdvertisementHandle(id: id)))
+    }
+
+    /// The object path of advertisement `id` (0: the one of ``startAdvertising(_:)``).
+    static func advertisementPath(_ id: Int) -> ObjectPath {
+        (try? ObjectPath("/org/swift_ble/advertisement\(id)")) ?? .root
     }
 }
 

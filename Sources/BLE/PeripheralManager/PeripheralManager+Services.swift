@@ -123,14 +123,16 @@ extension PeripheralManager {
         }
     }
 
-    /// After a bluetoothd restart: registers the services and the advertisement again.
+    /// After a bluetoothd restart: registers the services and the advertisements again.
     func republish() async {
-        guard !services.isEmpty || advertisement != nil else { return }
+        guard !services.isEmpty || !advertisements.isEmpty else { return }
         await enterGate()
         defer { leaveGate() }
         do throws(BLEError) {
             if !services.isEmpty, !applicationRegistered { try await registerApplication() }
-            if let advertisement { try await registerAdvertisement(advertisement) }
+            for (id, data) in advertisements.sorted(by: { $0.key < $1.key }) {
+                try await registerAdvertisement(data, id: id)
+            }
             eventBroadcast.yield(.republished)
         } catch {
             eventBroadcast.yield(.republishFailed(error))

@@ -66,17 +66,21 @@ public actor PeripheralManager {
     var services: [PublishedService] = []
     var nextServiceID = 1
     var applicationRegistered = false
-    var advertisement: Advertisement?
+    /// The registered advertisements by id: ``mainAdvertisement`` for ``startAdvertising(_:)``,
+    /// the others from ``addAdvertisement(_:)``.
+    var advertisements: [Int: Advertisement] = [:]
+    var nextAdvertisement = 1
     /// Where the `Release()` of an advertisement not yet answered for goes: bluetoothd may
     /// expire a short `Timeout` before this actor has taken RegisterAdvertisement's reply
-    /// (the two race across the bus and the actor). `nil` while no registration is under way.
-    var releasedWhileRegistering: Bool?
+    /// (the two race across the bus and the actor). No entry while no registration is under way.
+    var releasedWhileRegistering: [Int: Bool] = [:]
     var follower: Task<Void, Never>?
     var gateBusy = false
     var gateWaiters: [CheckedContinuation<Void, Never>] = []
 
     static let applicationPath = (try? ObjectPath("/org/swift_ble/gatt")) ?? .root
-    static let advertisementPath = (try? ObjectPath("/org/swift_ble/advertisement0")) ?? .root
+    /// The id of the advertisement of ``startAdvertising(_:)``.
+    static let mainAdvertisement = 0
 
     /// The actor runs where the bus connection does its I/O.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -134,7 +138,7 @@ public actor PeripheralManager {
     private func tearDown() async {
         follower?.cancel()
         follower = nil
-        if advertisement != nil { try? await stopAdvertising() }
+        await unregisterAllAdvertisements()
         if !services.isEmpty { try? await removeAllServices() }
         finishStreams()
         session.close()

@@ -15,8 +15,11 @@ public enum PeripheralManagerEvent: Sendable {
     case readyToUpdate
     /// A central confirmed an indication of a characteristic.
     case indicationConfirmed(characteristic: BluetoothUUID)
-    /// bluetoothd ended the advertisement (its `Timeout` expired, or the adapter went away).
+    /// bluetoothd ended the advertisement of ``PeripheralManager/startAdvertising(_:)`` (its
+    /// `Timeout` expired, or the adapter went away).
     case advertisingStopped
+    /// bluetoothd ended an advertisement of ``PeripheralManager/addAdvertisement(_:)``.
+    case advertisementStopped(AdvertisementHandle)
     /// bluetoothd restarted and forgot the registrations; the manager registered its services
     /// and advertisement again.
     case republished
