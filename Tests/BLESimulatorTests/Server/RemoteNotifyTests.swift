@@ -61,10 +61,15 @@ struct RemoteNotifyTests {
             try await Self.registered(app)
             let stream = simulator.notifications(for: "2A37")
             let path = app.path("service0", "char0")
-            // Nobody subscribed: the value goes nowhere. (The pause lets the simulator see the
-            // signal before the subscription below; signals and calls travel separately.)
+            // Nobody subscribed: the value goes nowhere. The simulator takes the application's
+            // signals in order, so once a later value of another, subscribed characteristic
+            // (the marker) is out, this one was taken before the subscriptions below.
+            let marker = simulator.notifications(for: "2A38")
+            try await simulator.remoteSubscribe(to: "2A38")
             try app.setValue(Data([0]), at: path)
-            try await Task.sleep(for: .milliseconds(200))
+            try app.setValue(Data([7]), at: app.path("service0", "char2"))
+            #expect(try await Self.next(marker).value == Data([7]))
+            try await simulator.remoteUnsubscribe(from: "2A38")
             try await simulator.remoteSubscribe(to: "2A37")
             try await simulator.remoteSubscribe(to: "2A37", central: "AA:BB:CC:DD:EE:01")
             try app.setValue(Data([1, 2]), at: path)
