@@ -58,7 +58,11 @@ extension Daemon {
             signals?.cancel()
             return
         }
-        guard await answerAfterFault(key, reply) else { return }
+        // A fault's delay lets a short `Timeout` expire first, as on a loaded machine.
+        guard
+            await answerRegistrationAfterFault(
+                .registerAdvertisement, key, reply, refusal: Self.kernelRefused, drop: dropAdvertisement)
+        else { return }
         // ≥5.87 tells the application its instance when it exports the property.
         if profile.advertisingFeatures, case .success(let properties) = parsed, properties.instance != nil {
             _ = try? await connection.call(
@@ -69,30 +73,6 @@ extension Daemon {
                 ], timeout: options.serverRequestTimeout)
         }
         reply.succeed()
-    }
-
-    /// A `registerAdvertisement` fault, on the answer of a registered advertisement: `delay`
-    /// answers later (a short `Timeout` can expire first, as on a loaded machine), `noReply`
-    /// never; the others fail it as the kernel would and drop it. Whether to answer now.
-    private func answerAfterFault(_ key: RegistrationKey, _ reply: MethodReply) async -> Bool {
-        let fault = core.state.withLock { $0.takeFault(.registerAdvertisement, address: key.owner.rawValue) }
-        switch fault {
-        case nil: return true
-        case .delay(let delay)?:
-            try? await Task.sleep(for: delay)
-            return true
-        case .noReply?:
-            hold(reply)
-            return false
-        case .fail(let name, let message)?:
-            dropAdvertisement(key)
-            reply.fail(Self.error(name, message))
-            return false
-        case .attError?, .dropLink?:
-            dropAdvertisement(key)
-            reply.fail(Self.kernelRefused)
-            return false
-        }
     }
 
     private func dropAdvertisement(_ key: RegistrationKey) {

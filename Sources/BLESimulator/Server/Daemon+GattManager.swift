@@ -78,32 +78,13 @@ extension Daemon {
             return
         }
         await write(writeBacks, to: key.owner)
-        guard await answerApplicationAfterFault(key, reply) else { return }
+        guard
+            await answerRegistrationAfterFault(
+                .registerApplication, key, reply,
+                refusal: Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedToRegisterApplication),
+                drop: dropApplication)
+        else { return }
         reply.succeed()
-    }
-
-    /// A `registerApplication` fault, on the answer of a registered application: `delay`
-    /// answers later, `noReply` never; the others drop the application and fail the call.
-    /// Whether to answer now.
-    private func answerApplicationAfterFault(_ key: RegistrationKey, _ reply: MethodReply) async -> Bool {
-        let fault = core.state.withLock { $0.takeFault(.registerApplication, address: key.owner.rawValue) }
-        switch fault {
-        case nil: return true
-        case .delay(let delay)?:
-            try? await Task.sleep(for: delay)
-            return true
-        case .noReply?:
-            hold(reply)
-            return false
-        case .fail(let name, let message)?:
-            dropApplication(key)
-            reply.fail(Self.error(name, message))
-            return false
-        case .attError?, .dropLink?:
-            dropApplication(key)
-            reply.fail(Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedToRegisterApplication))
-            return false
-        }
     }
 
     private func dropApplication(_ key: RegistrationKey) {
