@@ -85,6 +85,25 @@ struct PassiveScanTests {
         }
     }
 
+    @Test("a passive scan's services are kept by state restoration, apart from an active scan's")
+    func restored() async throws {
+        let directory = try StateRestorationTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await SimulatorFixture.run(options: Self.experimental, peripherals: Self.peripherals) { fixture in
+            let first = try await fixture.central(options: StateRestorationTests.options(directory))
+            try await first.waitUntilPoweredOn(timeout: .seconds(5))
+            var scan = first.scan(services: [BluetoothUUID("180D")], options: Self.passive).makeAsyncIterator()
+            _ = try await scan.next()
+            await first.close()
+            withExtendedLifetime(scan) {}
+            let second = try await fixture.central(options: StateRestorationTests.options(directory))
+            let restored = try #require(await second.restoredState)
+            #expect(restored.passiveScanServices == [BluetoothUUID("180D")])
+            #expect(restored.scanServices == nil)
+            await second.close()
+        }
+    }
+
     @Test("the or-patterns of a 16-bit and a 128-bit service")
     func patterns() {
         let short = PassiveScanPatterns.patterns(for: [BluetoothUUID("180D")])

@@ -58,6 +58,18 @@ struct RestorationRecordTests {
         #expect(record.scanServices == nil)
     }
 
+    @Test("a passive scan's filter is kept apart from the active scans'")
+    func passiveScanTranscript() {
+        var record = RestorationRecord(identifier: "gw", adapter: "hci0")
+        #expect(Self.change(&record) { $0.scanning(["180d"], passive: true) })
+        #expect(record.scanServices == nil, "no active scan runs")
+        #expect(!Self.change(&record) { $0.scanning(["180d"], passive: true) })
+        #expect(Self.change(&record) { $0.scanning([]) })
+        #expect(record.passiveScanServices == ["180d"] && record.scanServices == [])
+        #expect(Self.change(&record) { $0.scanning(nil, passive: true) })
+        #expect(record.passiveScanServices == nil)
+    }
+
     @Test("a policy survives the file: durations, limits and the never policy")
     func policyRoundTrip() throws {
         let policies: [ReconnectPolicy] = [

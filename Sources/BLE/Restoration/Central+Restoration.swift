@@ -43,6 +43,7 @@ extension Central {
         }
         return RestoredState(
             peripherals: restored, subscriptions: subscriptions,
-            scanServices: record.scanServices.map { $0.compactMap { BluetoothUUID(validating: $0) } })
+            scanServices: record.scanServices.map { $0.compactMap { BluetoothUUID(validating: $0) } },
+            passiveScanServices: record.passiveScanServices.map { $0.compactMap { BluetoothUUID(validating: $0) } })
     }
 }

@@ -45,6 +45,8 @@ struct RestorationRecord: Codable, Equatable, Sendable {
     var peripherals: [Peripheral] = []
     /// The services a running scan looks for (empty: every advertiser); nil when none runs.
     var scanServices: [String]?
+    /// The services running passive scans look for (``ScanOptions/passive``); nil when none runs.
+    var passiveScanServices: [String]?
 
     init(identifier: String, adapter: String) {
         self.identifier = identifier
@@ -98,10 +100,15 @@ struct RestorationRecord: Codable, Equatable, Sendable {
         return true
     }
 
-    /// The running scans' filter now (nil: none runs).
-    mutating func scanning(_ services: [String]?) -> Bool {
-        guard scanServices != services else { return false }
-        scanServices = services
+    /// The running scans' filter now (nil: none runs); `passive` for the passive scans'.
+    mutating func scanning(_ services: [String]?, passive: Bool = false) -> Bool {
+        if passive {
+            guard passiveScanServices != services else { return false }
+            passiveScanServices = services
+        } else {
+            guard scanServices != services else { return false }
+            scanServices = services
+        }
         return true
     }
 }

@@ -11,8 +11,8 @@ import Synchronization
 final class RestorationRecorder: Sendable {
     private struct State {
         var record: RestorationRecord
-        /// The filters of the scans running now, by scan id.
-        var scans: [UInt64: [String]] = [:]
+        /// The filters of the scans running now, by scan id, and whether each is passive.
+        var scans: [UInt64: (services: [String], passive: Bool)] = [:]
         /// Set when the central closes: what it ends then is kept as it was.
         var frozen = false
         /// The newest record not yet written.
@@ -50,15 +50,18 @@ final class RestorationRecorder: Sendable {
     }
 
     /// A scan started (`services` its filter) or ended (nil).
-    func scan(_ scanID: UInt64, services: [BluetoothUUID]?) {
+    func scan(_ scanID: UInt64, services: [BluetoothUUID]?, passive: Bool = false) {
         update { state in
-            state.scans[scanID] = services.map { $0.map(\.uuidString) }
-            // Several scans: one that wants every advertiser wins, else the union of their filters.
-            let merged: [String]? =
-                state.scans.isEmpty
-                ? nil
-                : state.scans.values.contains(where: \.isEmpty) ? [] : Set(state.scans.values.joined()).sorted()
-            return state.record.scanning(merged)
+            state.scans[scanID] = services.map { ($0.map(\.uuidString), passive) }
+            // Several scans of a kind: one that wants every advertiser wins, else the union of
+            // their filters.
+            func merged(passive: Bool) -> [String]? {
+                let filters = state.scans.values.filter { $0.passive == passive }.map(\.services)
+                if filters.isEmpty { return nil }
+                return filters.contains(where: \.isEmpty) ? [] : Set(filters.joined()).sorted()
+            }
+            let active = state.record.scanning(merged(passive: false))
+            return state.record.scanning(merged(passive: true), passive: true) || active
         }
     }
 

@@ -26,4 +26,7 @@ public struct RestoredState: Sendable {
     /// The services a scan was looking for when the previous process ended (empty: every
     /// advertiser), nil when none ran. The scan is not started again: the app decides.
     public let scanServices: [BluetoothUUID]?
+    /// The services a passive scan (``ScanOptions/passive``) was looking for when the previous
+    /// process ended, nil when none ran. Not started again either.
+    public let passiveScanServices: [BluetoothUUID]?
 }

@@ -70,6 +70,9 @@ extension Central {
         return id
     }
 
+    /// An id for a scan that needs no discovery (a passive one), from the same numbers.
+    func makeScanID() -> UInt64 { discovery.makeID() }
+
     /// How a running scan is ended when its discovery cannot be brought back (see
     /// ``DiscoveryMachine/Action/fail(_:_:)``); dropped when the scan leaves.
     func setScanEnder(_ id: UInt64, _ end: @escaping @Sendable (BLEError) -> Void) {

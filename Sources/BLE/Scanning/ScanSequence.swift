@@ -131,7 +131,10 @@ extension Central {
             buffer.finish()
             return
         }
+        let scanID = await makeScanID()
+        if request.isApps { restoration?.scan(scanID, services: request.services, passive: true) }
         await report(observer, into: buffer)
+        restoration?.scan(scanID, services: nil, passive: true)
         // Ended by cancellation: unregistered from a task that is not cancelled.
         await Task(executorPreference: session.connection.executor) { await monitor.stop() }.value
     }
