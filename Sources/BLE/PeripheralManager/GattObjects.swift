@@ -8,8 +8,6 @@ struct GattObjects {
     let core: GattServerCore
     /// Whether notifying characteristics offer `AcquireNotify` (`NotifyAcquired` exported).
     let acquireNotify: Bool
-    /// Whether characteristics written without response offer `AcquireWrite` (`WriteAcquired`).
-    let acquireWrite: Bool
 
     /// Every object of `published`, service first, with the attributes the handlers serve.
     func objects(
@@ -61,34 +59,10 @@ struct GattObjects {
             methods += try notifyMethods(path)
             if acquireNotify { properties.append(ExportedProperty("NotifyAcquired", value: .boolean(false))) }
         }
-        if acquireWrite, Self.takesWritesOverSocket(characteristic) {
-            properties.append(ExportedProperty("WriteAcquired", value: .boolean(false)))
-            methods.append(
-                .immediate(BlueZMethod.acquireWrite, in: try Signature("a{sv}"), out: try Signature("hq")) {
-                    [weak core] call in
-                    guard let core else { throw DBusError.reply(BlueZErrorName.failed, "closed") }
-                    do throws(BLEError) {
-                        return try core.acquireWrite(call, at: path)
-                    } catch {
-                        // bluetoothd falls back to WriteValue.
-                        throw DBusError.reply(BlueZErrorName.failed, error.message)
-                    }
-                })
-        }
         // Only bluetoothd may read, write or subscribe: another client on the bus gets AccessDenied.
         return ExportedInterface(
             BlueZInterface.gattCharacteristic1, methods: methods, properties: properties,
             acceptedSender: BlueZService.busName)
-    }
-
-    /// Whether writes of `characteristic` may come through an `AcquireWrite` socket: once one
-    /// is open bluetoothd sends every write into it and answers the central itself, so only a
-    /// characteristic written without response alone (no write request to answer, nothing to
-    /// authorize) offers it.
-    static func takesWritesOverSocket(_ characteristic: MutableCharacteristic) -> Bool {
-        characteristic.properties.contains(.writeWithoutResponse)
-            && characteristic.properties.isDisjoint(with: [.write, .authenticatedSignedWrites])
-            && !characteristic.permissions.contains(.authorizationRequired)
     }
 
     private func descriptorInterface(

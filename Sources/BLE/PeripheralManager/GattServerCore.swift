@@ -21,8 +21,6 @@ final class GattServerCore: Sendable {
         var attributes: [ObjectPath: PublishedAttribute] = [:]
         var notify: [ObjectPath: NotifyState] = [:]
         var mtus: [CentralID: UInt16] = [:]
-        /// Open `AcquireWrite` channels by characteristic, with the token of their opening.
-        var writeChannels: [ObjectPath: (channel: AcquiredWriteChannel, token: Int)] = [:]
         var nextToken = 1
     }
 
@@ -148,47 +146,6 @@ final class GattServerCore: Sendable {
         return [.unixFD(theirs), .uint16(mtu)]
     }
 
-    /// `AcquireWrite(a{sv})`: bluetoothd's writes without response of this characteristic
-    /// come through a socket from now on, each a request naming the central of the call.
-    func acquireWrite(_ call: DBusMessage, at path: ObjectPath) throws(BLEError) -> [DBusValue] {
-        let options = RequestOptions(call.body.first)
-        guard let attribute = attribute(at: path, remembering: options) else {
-            throw BLEError(.notFound, message: "no such characteristic")
-        }
-        let token = state.withLock { state in
-            defer { state.nextToken += 1 }
-            return state.nextToken
-        }
-        let (channel, theirs) = try AcquiredWriteChannel.open(central: options.central, on: connection) {
-            [weak self] value in
-            self?.deliver(
-                PeripheralRequest(
-                    kind: .write, central: options.central, attribute: attribute, options: options, value: value,
-                    writeType: .command, reply: nil))
-        } closed: { [weak self] in
-            self?.writeChannelClosed(at: path, token: token)
-        }
-        let previous = state.withLock { state in state.writeChannels.updateValue((channel, token), forKey: path) }
-        previous?.channel.close()
-        try? connection.setProperties(
-            ["WriteAcquired": .boolean(true)], interface: BlueZInterface.gattCharacteristic1, path: path)
-        return [.unixFD(theirs), .uint16(options.mtu ?? 23)]
-    }
-
-    /// bluetoothd hung up a write channel (the link went): writes come as `WriteValue` again
-    /// until the next `AcquireWrite`.
-    private func writeChannelClosed(at path: ObjectPath, token: Int) {
-        let closed = state.withLock { state -> AcquiredWriteChannel? in
-            guard let open = state.writeChannels[path], open.token == token else { return nil }
-            state.writeChannels[path] = nil
-            return open.channel
-        }
-        guard let closed else { return }
-        closed.close()
-        try? connection.setProperties(
-            ["WriteAcquired": .boolean(false)], interface: BlueZInterface.gattCharacteristic1, path: path)
-    }
-
     /// bluetoothd hung up the channel: the last subscriber left or disconnected.
     private func channelClosed(at path: ObjectPath, token: Int) {
         let closed = state.withLock { state -> (BluetoothUUID, NotifyChannel)? in
@@ -228,10 +185,5 @@ final class GattServerCore: Sendable {
         }
         for channel in channels { channel.close() }
         for (uuid, central) in ended { events.yield(.unsubscribed(characteristic: uuid, central: central)) }
-        let writers = state.withLock { state -> [AcquiredWriteChannel] in
-            let paths = paths ?? Array(state.writeChannels.keys)
-            return paths.compactMap { state.writeChannels.removeValue(forKey: $0)?.channel }
-        }
-        for writer in writers { writer.close() }
     }
 }

@@ -155,7 +155,7 @@ extension PeripheralManager {
     }
 
     private func export(_ published: PublishedService, includes: [ObjectPath]) throws(BLEError) {
-        let builder = GattObjects(core: core, acquireNotify: options.acquireNotify, acquireWrite: options.acquireWrite)
+        let builder = GattObjects(core: core, acquireNotify: options.acquireNotify)
         do throws(DBusError) {
             let objects = try builder.objects(for: published, includes: includes)
             core.state.withLock { state in

@@ -14,11 +14,6 @@ public struct PeripheralManagerOptions: Sendable {
     /// a socket that gives back-pressure and names the subscribing central. When false, values
     /// go out as `PropertiesChanged(Value)` signals, which have no back-pressure.
     public var acquireNotify = true
-    /// Whether characteristics written without response offer bluetoothd a write channel
-    /// (`AcquireWrite`): a central's writes then arrive through a socket, one datagram each,
-    /// with no D-Bus message per write, and each ``PeripheralRequest`` names the central that
-    /// opened the channel. When false, each write is a `WriteValue` call.
-    public var acquireWrite = true
     /// Where the SDK logs; nothing by default.
     public var logger: BLELogger = .disabled
 
