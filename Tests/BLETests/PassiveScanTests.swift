@@ -87,9 +87,8 @@ struct PassiveScanTests {
 
     @Test("a passive scan's services are kept by state restoration, apart from an active scan's")
     func restored() async throws {
-        let directory = try StateRestorationTests.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await SimulatorFixture.run(options: Self.experimental, peripherals: Self.peripherals) { fixture in
+        try await StateRestorationTests.run(options: Self.experimental, peripherals: Self.peripherals) {
+            fixture, directory in
             let first = try await fixture.central(options: StateRestorationTests.options(directory))
             try await first.waitUntilPoweredOn(timeout: .seconds(5))
             var scan = first.scan(services: [BluetoothUUID("180D")], options: Self.passive).makeAsyncIterator()

@@ -31,8 +31,12 @@ struct PeripheralManagerDeadlineTests {
         try await SimulatorFixture.withManager { fixture, manager in
             fixture.simulator.inject(SimulatedFault(.registerApplication, action: .delay(.milliseconds(400))))
             async let first = manager.add(TestServices.battery)
-            // Queued behind the slow first addition; its 100 ms are gone when its turn comes.
-            try await Task.sleep(for: .milliseconds(50))
+            // The first addition is registered and waits for its delayed answer, holding the
+            // manager's turn; the second queues behind it, and its 100 ms are gone when its
+            // turn comes (the 400 ms delay is the subject here: a deadline the SDK promises).
+            try await eventually("the first addition waits for its answer") {
+                fixture.simulator.registeredApplications.count == 1
+            }
             let error = await #expect(throws: BLEError.self) {
                 try await manager.add(TestServices.heartRate, timeout: .milliseconds(100))
             }

@@ -34,10 +34,8 @@ struct RestorationFileTests {
 
     @Test("a file of the first version, its peripheral kept as text, is restored")
     func firstVersionFile() async throws {
-        let directory = try StateRestorationTests.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.write("hci0/\(Self.sensor)", to: directory)
-        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+        try await StateRestorationTests.run { fixture, directory in
+            try Self.write("hci0/\(Self.sensor)", to: directory)
             let peripheral = try await Self.restoredSensor(directory, fixture)
             #expect(peripheral.id.adapterAddress == Self.adapterAddress, "named fully once bluetoothd is asked")
         }
@@ -45,11 +43,9 @@ struct RestorationFileTests {
 
     @Test("a peripheral kept on adapter hci4 with this adapter's address is restored here, as hci0")
     func renamedAdapter() async throws {
-        let directory = try StateRestorationTests.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.write(
-            ["adapter": "hci4", "adapterAddress": Self.adapterAddress, "address": Self.sensor], to: directory)
-        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+        try await StateRestorationTests.run { fixture, directory in
+            try Self.write(
+                ["adapter": "hci4", "adapterAddress": Self.adapterAddress, "address": Self.sensor], to: directory)
             let peripheral = try await Self.restoredSensor(directory, fixture)
             #expect(peripheral.id.adapter == "hci0")
         }
@@ -57,11 +53,9 @@ struct RestorationFileTests {
 
     @Test("a peripheral kept on another adapter is not restored, and is let go")
     func foreignAdapter() async throws {
-        let directory = try StateRestorationTests.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.write(
-            ["adapter": "hci0", "adapterAddress": "00:1A:7D:DA:71:99", "address": Self.sensor], to: directory)
-        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+        try await StateRestorationTests.run { fixture, directory in
+            try Self.write(
+                ["adapter": "hci0", "adapterAddress": "00:1A:7D:DA:71:99", "address": Self.sensor], to: directory)
             let central = try await fixture.central(options: StateRestorationTests.options(directory))
             #expect(await central.restoredState?.peripherals.isEmpty == true)
             await central.close()

@@ -15,16 +15,8 @@ struct RestorationServicesChangedTests {
 
     @Test("a subscribed characteristic that is gone is left out, with a warning naming it")
     func goneCharacteristicLeftOut() async throws {
-        let directory = try StateRestorationTests.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
-            let first = try await fixture.central(options: StateRestorationTests.options(directory))
-            try await first.waitUntilPoweredOn(timeout: .seconds(5))
-            let peripheral = try await first.connect(try PeripheralID(address: Self.sensor), timeout: .seconds(5))
-            let rate = try await NotificationTests.rate(peripheral)
-            let values = try await rate.subscribe()
-            await first.close()
-            withExtendedLifetime(values) {}
+        try await StateRestorationTests.run { fixture, directory in
+            _ = try await StateRestorationTests.keepSensorSubscribed(fixture, directory)
 
             // A firmware update drops the heart rate measurement while no process runs: the
             // link goes, and bluetoothd forgets the device (its objects with it).

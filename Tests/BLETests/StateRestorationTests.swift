@@ -1,4 +1,5 @@
 import BLE
+import BLESimulator
 import Foundation
 import Testing
 
@@ -17,6 +18,38 @@ struct StateRestorationTests {
         return url
     }
 
+    /// Runs `body` on a bus with the simulator (the sensor, unless told otherwise) and a fresh
+    /// state directory, removed afterwards (no central reads it before `body` makes one).
+    static func run(
+        options: SimulatorOptions = SimulatorOptions(), peripherals: [VirtualPeripheral] = [TestPeripherals.sensor()],
+        _ body: (SimulatorFixture, URL) async throws -> Void
+    ) async throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await SimulatorFixture.run(options: options, peripherals: peripherals) { fixture in
+            try await body(fixture, directory)
+        }
+    }
+
+    /// A first central under the identifier connects the sensor and subscribes to its heart
+    /// rate; `more` does what else it should have done (what it returns is held until then);
+    /// then it closes, as a process ending would: bluetoothd keeps the link.
+    static func keepSensorSubscribed(
+        _ fixture: SimulatorFixture, _ directory: URL,
+        more: (Central, Peripheral) async throws -> Any? = { _, _ in nil }
+    ) async throws -> PeripheralID {
+        let first = try await fixture.central(options: options(directory))
+        #expect(await first.restoredState == nil, "nothing was kept yet")
+        try await first.waitUntilPoweredOn(timeout: .seconds(5))
+        let id = try PeripheralID(address: sensor)
+        let peripheral = try await first.connect(id, timeout: .seconds(5))
+        let values = try await NotificationTests.rate(peripheral).subscribe()
+        let held = try await more(first, peripheral)
+        await first.close()
+        withExtendedLifetime((values, held)) {}
+        return id
+    }
+
     static func options(_ directory: URL, _ identifier: String = "gateway") -> CentralOptions {
         var options = CentralOptions()
         options.restoreIdentifier = identifier
@@ -26,21 +59,13 @@ struct StateRestorationTests {
 
     @Test("a link still up and its subscription are taken over; values since wait for the first iteration")
     func linkAndSubscriptionTakenOver() async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
-            let first = try await fixture.central(options: Self.options(directory))
-            #expect(await first.restoredState == nil, "nothing was kept yet")
-            try await first.waitUntilPoweredOn(timeout: .seconds(5))
-            let id = try PeripheralID(address: Self.sensor)
-            let peripheral = try await first.connect(id, timeout: .seconds(5))
-            await peripheral.setReconnectPolicy(.exponentialBackoff(initial: .milliseconds(100)))
-            let values = try await NotificationTests.rate(peripheral).subscribe()
-            let scan = first.scan(services: [BluetoothUUID("180D")])
-            var scanning = scan.makeAsyncIterator()
-            _ = try await scanning.next()
-            await first.close()
-            withExtendedLifetime(values) {}
+        try await Self.run { fixture, directory in
+            let id = try await Self.keepSensorSubscribed(fixture, directory) { first, peripheral in
+                await peripheral.setReconnectPolicy(.exponentialBackoff(initial: .milliseconds(100)))
+                var scanning = first.scan(services: [BluetoothUUID("180D")]).makeAsyncIterator()
+                _ = try await scanning.next()
+                return scanning
+            }
 
             let second = try await fixture.central(options: Self.options(directory))
             let restored = try #require(await second.restoredState)
@@ -65,15 +90,8 @@ struct StateRestorationTests {
 
     @Test("a link bluetoothd dropped meanwhile is reconnected, and its subscription made again")
     func droppedLinkReconnected() async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
-            let earlier = try await fixture.central(options: Self.options(directory))
-            try await earlier.waitUntilPoweredOn(timeout: .seconds(5))
-            let peripheral = try await earlier.connect(try PeripheralID(address: Self.sensor), timeout: .seconds(5))
-            let values = try await NotificationTests.rate(peripheral).subscribe()
-            await earlier.close()
-            withExtendedLifetime(values) {}
+        try await Self.run { fixture, directory in
+            _ = try await Self.keepSensorSubscribed(fixture, directory)
             try fixture.simulator.dropLink(address: Self.sensor)
 
             let second = try await fixture.central(options: Self.options(directory))
@@ -91,9 +109,7 @@ struct StateRestorationTests {
 
     @Test("a second central with the identifier in use gets inProgress; after close it may take it")
     func identifierInUse() async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+        try await Self.run { fixture, directory in
             let first = try await fixture.central(options: Self.options(directory))
             let error = await #expect(throws: BLEError.self) {
                 try await fixture.central(options: Self.options(directory))
@@ -109,11 +125,9 @@ struct StateRestorationTests {
 
     @Test("a damaged state file is set aside and the central starts with nothing restored")
     func damagedFileSetAside() async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("gateway.json")
-        try Data("{\"format\": \"swift-ble.restoration\", \"peripherals\": [".utf8).write(to: file)
-        try await SimulatorFixture.run(peripherals: [TestPeripherals.sensor()]) { fixture in
+        try await Self.run { fixture, directory in
+            let file = directory.appendingPathComponent("gateway.json")
+            try Data("{\"format\": \"swift-ble.restoration\", \"peripherals\": [".utf8).write(to: file)
             let central = try await fixture.central(options: Self.options(directory))
             #expect(await central.restoredState == nil)
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)

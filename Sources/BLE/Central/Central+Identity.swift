@@ -21,8 +21,8 @@ extension Central {
     }
 
     /// The identifier the SDK hands out for the device at `path` that `id` names: this
-    /// adapter's name and address and the device's address type, as bluetoothd reports them now
-    /// (what `id` does not know is filled in; `id` itself when the device is not in the mirror).
+    /// adapter's name and address (as bluetoothd reports it now) and the device's address type
+    /// (when the mirror holds the device), whatever `id` itself knew of them.
     func identifier(_ id: PeripheralID, at path: ObjectPath) -> PeripheralID {
         let type = session.read {
             $0.properties(at: path, interface: BlueZInterface.device1)?[DeviceProperties.Key.addressType]

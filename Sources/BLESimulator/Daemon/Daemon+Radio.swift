@@ -121,7 +121,10 @@ extension Daemon {
         }
         // An advertisement a monitor matches is processed whether or not discovery would
         // take it (`btd_adapter_device_found` with an active monitor).
-        let monitored = monitored(state, definition, adapter: adapter.index)
+        // The AD structures are built only for an adapter with an active monitor: most reports
+        // reach adapters without one.
+        let structures = state.monitors.isListening(adapter: adapter.index) ? AdvertisingStructures.of(definition) : nil
+        let monitored = structures.map { state.monitors.matchesAny(adapter: adapter.index, structures: $0) } ?? false
         guard (adapter.discovering && discoverable) || monitored else { return }
         let jitter = definition.rssiJitter > 0 ? Int16.random(in: -definition.rssiJitter...definition.rssiJitter) : 0
         let rssi = definition.rssi &+ jitter
@@ -131,7 +134,9 @@ extension Daemon {
         state.statistics.advertisementsDelivered += 1
         guard let path = state.devicePath(address, adapter: adapter) else { return }
         defer {
-            if monitored { reportToMonitors(&state, definition, address: address, path: path, adapter: adapter.index) }
+            if monitored, let structures {
+                reportToMonitors(&state, structures, address: address, path: path, adapter: adapter.index)
+            }
         }
         guard var device = state.devices[path] else {
             try? addDevice(&state, definition, address: address, adapter: adapter, fromStorage: false, rssi: rssi)

@@ -209,7 +209,8 @@ struct AcquiredChannel: Sendable {
 
 /// Counts of what the simulator did, for tests and benchmarks.
 public struct SimulatorStatistics: Sendable, Hashable {
-    /// Advertising reports delivered to discovering adapters.
+    /// Advertising reports delivered to adapters that discover or have an active advertisement
+    /// monitor.
     public var advertisementsDelivered = 0
     /// Notifications and indications sent (D-Bus and AcquireNotify).
     public var notificationsSent = 0

@@ -31,10 +31,7 @@ extension Daemon {
     /// with `GetManagedObjects` under the root, each valid one activated (`Activate()`), each
     /// other one released (`Release()`), as bluetoothd does.
     private func registerMonitor(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
-        guard let sender = call.sender, case .objectPath(let root)? = call.body.first else {
-            return reply.fail(Self.invalidArguments)
-        }
-        let key = RegistrationKey(adapter: index, owner: sender, path: root)
+        guard let key = Self.objectKey(call, adapter: index) else { return reply.fail(Self.invalidArguments) }
         let accepted = core.state.withLock { state -> Bool in
             guard isCurrent(state) else { return false }
             state.monitors.adopt(generation: generation)
@@ -93,10 +90,7 @@ extension Daemon {
 
     /// `UnregisterMonitor(o root)`: the root's monitors stop; unknown roots are refused.
     private func unregisterMonitor(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
-        guard let sender = call.sender, case .objectPath(let root)? = call.body.first else {
-            return reply.fail(Self.invalidArguments)
-        }
-        let key = RegistrationKey(adapter: index, owner: sender, path: root)
+        guard let key = Self.objectKey(call, adapter: index) else { return reply.fail(Self.invalidArguments) }
         core.state.withLock { state in
             guard isCurrent(state) else { return }
             state.monitors.adopt(generation: generation)
@@ -116,20 +110,13 @@ extension Daemon {
         try? connection.send(message)
     }
 
-    /// Whether an adapter that is not discovering hears `definition`: a monitor matches it.
-    func monitored(_ state: SimState, _ definition: VirtualPeripheral, adapter index: Int) -> Bool {
-        state.monitors.matchesAny(adapter: index, structures: AdvertisingStructures.of(definition))
-    }
-
-    /// Tells each monitor of the adapter that matches `definition`, and has not yet, that it
-    /// found the device at `path`.
+    /// Tells each monitor of the adapter that matches an advertisement's AD `structures`, and
+    /// has not yet, that it found the device at `path`.
     func reportToMonitors(
-        _ state: inout SimState, _ definition: VirtualPeripheral, address: BluetoothAddress, path: ObjectPath,
-        adapter index: Int
+        _ state: inout SimState, _ structures: [(type: UInt8, data: Data)], address: BluetoothAddress,
+        path: ObjectPath, adapter index: Int
     ) {
-        guard state.monitors.isListening(adapter: index) else { return }
-        let found = state.monitors.newlyMatching(
-            adapter: index, address: address, structures: AdvertisingStructures.of(definition))
+        let found = state.monitors.newlyMatching(adapter: index, address: address, structures: structures)
         for (owner, monitor) in found { tellMonitor(owner, monitor, BlueZMethod.deviceFound, [.objectPath(path)]) }
     }
 }

@@ -185,10 +185,7 @@ extension Daemon {
     /// `LEAdvertisingManager1.UnregisterAdvertisement(o)`: `DoesNotExist` unless this sender
     /// registered that path on this adapter; no `Release` call.
     func unregisterAdvertisement(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
-        guard let sender = call.sender, case .objectPath(let path)? = call.body.first else {
-            return reply.fail(Self.invalidArguments)
-        }
-        let key = RegistrationKey(adapter: index, owner: sender, path: path)
+        guard let key = Self.objectKey(call, adapter: index) else { return reply.fail(Self.invalidArguments) }
         core.state.withLock { state in
             guard isCurrent(state) else { return }
             state.server.adopt(generation: generation)

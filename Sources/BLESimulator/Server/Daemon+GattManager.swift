@@ -6,6 +6,13 @@ extension Daemon {
     static let alreadyExists = error(BlueZErrorName.alreadyExists, BlueZErrorMessage.alreadyExists)
     static let doesNotExist = error(BlueZErrorName.doesNotExist, BlueZErrorMessage.doesNotExist)
 
+    /// The caller and object of a call whose first argument is the object (`Unregister…`,
+    /// `RegisterMonitor`) on adapter `index`, or nil when it is not.
+    static func objectKey(_ call: DBusMessage, adapter index: Int) -> RegistrationKey? {
+        guard let sender = call.sender, case .objectPath(let path)? = call.body.first else { return nil }
+        return RegistrationKey(adapter: index, owner: sender, path: path)
+    }
+
     /// The caller and object of a `Register…(o, a{sv})` call on adapter `index`, or nil when
     /// the arguments are not that.
     static func registrationKey(_ call: DBusMessage, adapter index: Int) -> RegistrationKey? {
@@ -180,10 +187,7 @@ extension Daemon {
     /// `GattManager1.UnregisterApplication(o)`: `DoesNotExist` unless this sender registered
     /// that path on this adapter.
     func unregisterApplication(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
-        guard let sender = call.sender, case .objectPath(let path)? = call.body.first else {
-            return reply.fail(Self.invalidArguments)
-        }
-        let key = RegistrationKey(adapter: index, owner: sender, path: path)
+        guard let key = Self.objectKey(call, adapter: index) else { return reply.fail(Self.invalidArguments) }
         core.state.withLock { state in
             guard isCurrent(state) else { return }
             state.server.adopt(generation: generation)

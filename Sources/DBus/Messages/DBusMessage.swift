@@ -132,8 +132,13 @@ extension DBusMessage {
 extension DBusMessage {
     /// A message's fields in a box of their own.
     ///
-    /// `@unchecked Sendable`: a box is written only through ``DBusMessage/uniqueStorage()``,
-    /// when a single message holds it, so no box reachable from two threads is ever changed.
+    /// `@unchecked Sendable`, with the discipline of the standard library's own copy-on-write
+    /// buffers: a box is written only through ``DBusMessage/uniqueStorage()``, right after
+    /// `isKnownUniquelyReferenced` proved that the one `var` being mutated holds the only
+    /// reference. Another thread could reach the box only through a copy of that message, which
+    /// would be a second reference; so a box any other thread can see is never written, and a
+    /// shared one is copied first. The fields stay `var` so that decoding a message (header,
+    /// then body) and routing it fill one box in place, with no allocation per field.
     fileprivate final class Storage: @unchecked Sendable {
         var fields: Fields
 
