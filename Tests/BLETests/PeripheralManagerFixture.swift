@@ -12,9 +12,12 @@ extension SimulatorFixture {
     static func withManager(
         profile: BlueZProfile = .v5_66, simulatorOptions: SimulatorOptions = SimulatorOptions(),
         options: PeripheralManagerOptions = PeripheralManagerOptions(),
+        configure: (SimulatorFixture, inout PeripheralManagerOptions) -> Void = { _, _ in },
         _ body: (SimulatorFixture, PeripheralManager) async throws -> Void
     ) async throws {
         try await run(profile: profile, options: simulatorOptions, peripherals: []) { fixture in
+            var options = options
+            configure(fixture, &options)
             let manager = try await PeripheralManager(
                 bus: .address(fixture.bus.address), adapter: "hci0", options: options)
             try await manager.waitUntilPoweredOn(timeout: .seconds(10))
@@ -25,6 +28,10 @@ extension SimulatorFixture {
                 throw error
             }
             await manager.close()
+            // Closed, the manager leaves nothing: no task, stream, bus call or socket.
+            let diagnostics = manager.diagnostics
+            try await waitUntil { diagnostics.outstanding == 0 }
+            #expect(diagnostics.outstanding == 0, "\(diagnostics.summary)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import BLE
+import BlueZ
 import DBus
 import Foundation
 
@@ -56,9 +57,12 @@ final class OwnPeripheral: PeripheralDriver {
     /// them at connect time made three connects in eight time out).
     static func start(
         bus: Bus, adapter: String, id: PeripheralID, central: CentralID, readvertising: Bool,
+        l2capTransport: any L2CAPTransport = KernelL2CAPTransport(),
         dropper: @escaping @Sendable () async throws -> Void
     ) async throws -> OwnPeripheral {
-        let manager = try await PeripheralManager(bus: bus, adapter: adapter)
+        var options = PeripheralManagerOptions()
+        options.l2capTransport = l2capTransport
+        let manager = try await PeripheralManager(bus: bus, adapter: adapter, options: options)
         let peripheral = OwnPeripheral(manager: manager, id: id, central: central, dropper: dropper)
         do {
             try await manager.waitUntilPoweredOn(timeout: .seconds(20))

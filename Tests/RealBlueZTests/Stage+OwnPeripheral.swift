@@ -44,10 +44,12 @@ extension Stage {
         let own = try await OwnPeripheral.start(
             bus: .address(testBus.address), adapter: peripheralAdapter,
             id: try PeripheralID(adapter: centralAdapter, address: address),
-            central: try CentralID(adapter: peripheralAdapter, address: simulatedAdapters[0]), readvertising: false
+            central: try CentralID(adapter: peripheralAdapter, address: simulatedAdapters[0]), readvertising: false,
+            l2capTransport: simulator.l2capTransport
         ) { try simulator.dropLink(address: address, reason: .remote) }
         let stage = Stage(
-            backend: .simulator, driver: own, bus: .address(testBus.address), service: OwnPeripheralLayout.service)
+            backend: .simulator, driver: own, bus: .address(testBus.address), service: OwnPeripheralLayout.service,
+            l2capTransport: simulator.l2capTransport)
         try await running(body, stage, own)
     }
 

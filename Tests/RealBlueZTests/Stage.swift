@@ -13,6 +13,8 @@ struct Stage: Sendable {
     let bus: Bus
     /// The service the test peripheral advertises and serves.
     var service = TestPeripheralLayout.service
+    /// Where L2CAP channels come from: the kernel's sockets, or the simulator's.
+    var l2capTransport: any L2CAPTransport = KernelL2CAPTransport()
 
     static let centralAdapter = "hci0"
     static let peripheralAdapter = "hci1"
@@ -57,6 +59,7 @@ struct Stage: Sendable {
             // How often the real daemon needs the SDK's repairs (a re-read, a second attempt).
             options.logger = BLELogger(level: .info) { _, message, _ in print("info: \(message)") }
         }
+        options.l2capTransport = l2capTransport
         change(&options)
         let central = try await Central(bus: bus, adapter: Self.centralAdapter, options: options)
         try await central.waitUntilPoweredOn(timeout: .seconds(20))

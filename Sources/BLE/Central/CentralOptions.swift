@@ -1,3 +1,4 @@
+import BlueZ
 import Foundation
 
 /// Defaults of a ``Central``: deadlines per phase, buffering, logging.
@@ -32,6 +33,9 @@ public struct CentralOptions: Sendable {
     public var reconnectPolicy: ReconnectPolicy = .never
     /// Where the SDK logs; nothing by default.
     public var logger: BLELogger = .disabled
+    /// Where ``Peripheral/openL2CAPChannel(psm:options:timeout:)`` gets its sockets: the
+    /// kernel's (`KernelL2CAPTransport`) by default; a simulator's in tests.
+    public var l2capTransport: any L2CAPTransport = KernelL2CAPTransport()
 
     /// Keeps what this central does (connected peripherals with their reconnect policies, live
     /// subscriptions, a running scan's filter) under this name across process restarts, as Core

@@ -63,6 +63,10 @@ public actor Peripheral {
     nonisolated let notificationBufferSize: Int
     nonisolated let notificationBufferPolicy: NotificationBufferPolicy
     nonisolated let operationTimeout: Duration
+    /// Where L2CAP channels come from (``CentralOptions/l2capTransport``).
+    nonisolated let l2capTransport: any L2CAPTransport
+    /// The L2CAP channels opened to it, which end when its link drops.
+    nonisolated let l2capLinks = L2CAPLinkTracker()
 
     /// The actor runs where the bus connection does its I/O.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -76,6 +80,7 @@ public actor Peripheral {
         self.notificationBufferSize = options.notificationBufferSize
         self.notificationBufferPolicy = options.notificationBufferPolicy
         self.operationTimeout = options.callTimeout
+        self.l2capTransport = options.l2capTransport
         self.id = id
         self.devicePath = devicePath
         self.session = session
@@ -292,5 +297,6 @@ public actor Peripheral {
     /// The link dropped: every pending GATT operation fails now.
     func linkDownHook(_ reason: DisconnectReason) {
         client.linkWentDown(BLEError(.disconnected, message: "the link dropped (\(reason))"))
+        l2capLinks.linkLost()
     }
 }

@@ -75,6 +75,11 @@ public actor PeripheralManager {
     /// (the two race across the bus and the actor). No entry while no registration is under way.
     var releasedWhileRegistering: [Int: Bool] = [:]
     var follower: Task<Void, Never>?
+    /// What the manager leaves waiting (tasks, streams, bus calls, L2CAP sockets): zero once
+    /// it is closed and its channels are closed.
+    public nonisolated var diagnostics: BLEDiagnostics { session.diagnostics }
+    /// Published L2CAP PSMs (see PeripheralManager+L2CAP.swift).
+    var l2capPublications: [UInt16: L2CAPPublication] = [:]
     var gateBusy = false
     var gateWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -138,6 +143,7 @@ public actor PeripheralManager {
     private func tearDown() async {
         follower?.cancel()
         follower = nil
+        unpublishAllL2CAPChannels()
         await unregisterAllAdvertisements()
         if !services.isEmpty { try? await removeAllServices() }
         finishStreams()

@@ -1,3 +1,5 @@
+import BlueZ
+
 /// Defaults of a ``PeripheralManager``: deadlines, buffering, notify channels, logging.
 public struct PeripheralManagerOptions: Sendable {
     /// Deadline of each call to bluetoothd (register, unregister, advertise): 25 s, libdbus's default.
@@ -16,6 +18,9 @@ public struct PeripheralManagerOptions: Sendable {
     public var acquireNotify = true
     /// Where the SDK logs; nothing by default.
     public var logger: BLELogger = .disabled
+    /// Where ``PeripheralManager/publishL2CAPChannel(encrypted:psm:options:)`` gets its
+    /// sockets: the kernel's (`KernelL2CAPTransport`) by default; a simulator's in tests.
+    public var l2capTransport: any L2CAPTransport = KernelL2CAPTransport()
 
     /// The defaults.
     public init() {}

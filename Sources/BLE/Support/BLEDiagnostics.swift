@@ -12,6 +12,8 @@ public final class BLEDiagnostics: Sendable {
     let resumed = Atomic<Int>(0)
     let opened = Atomic<Int>(0)
     let ended = Atomic<Int>(0)
+    let socketsOpenedCount = Atomic<Int>(0)
+    let socketsClosedCount = Atomic<Int>(0)
     private let bus: ConnectionCounters?
     /// Suspended tasks by where they wait, for finding one that is never resumed.
     private let waiting = PosixMutex<[SuspensionSite: Int]>([:])
@@ -43,10 +45,16 @@ public final class BLEDiagnostics: Sendable {
     /// it (a characteristic's changes come only while it is subscribed).
     public var busSignalsReceived: Int { bus?.signalsReceived ?? 0 }
 
-    /// Suspended tasks, open streams and bus calls not yet resolved, together.
+    /// L2CAP sockets (channels, published PSMs, connects under way) opened.
+    public var socketsOpened: Int { socketsOpenedCount.load(ordering: .relaxed) }
+    /// Those closed.
+    public var socketsClosed: Int { socketsClosedCount.load(ordering: .relaxed) }
+
+    /// Suspended tasks, open streams, bus calls not yet resolved and open L2CAP sockets,
+    /// together.
     public var outstanding: Int {
         (continuationsCreated - continuationsResumed) + (streamsOpened - streamsEnded)
-            + (busCallsStarted - busCallsFinished)
+            + (busCallsStarted - busCallsFinished) + (socketsOpened - socketsClosed)
     }
 
     /// Every counter, for test failures and logs, with where suspended tasks wait.
@@ -59,6 +67,7 @@ public final class BLEDiagnostics: Sendable {
             sites.isEmpty ? "" : " (waiting: " + sites.map { "\($0.0) ×\($0.1)" }.joined(separator: ", ") + ")"
         return "continuations \(continuationsResumed)/\(continuationsCreated) resumed, "
             + "streams \(streamsEnded)/\(streamsOpened) ended, bus calls \(busCallsFinished)/\(busCallsStarted) finished"
+            + (socketsOpened > 0 ? ", sockets \(socketsClosed)/\(socketsOpened) closed" : "")
             + waits
     }
 

@@ -246,6 +246,10 @@ extension Daemon {
         }
         device.acquiredNotify.removeAll()
         device.acquiredWrite.removeAll()
+        // L2CAP channels run over the link: they go down with it.
+        if state.adapters.indices.contains(device.adapterIndex) {
+            core.l2cap.hangUp(adapter: state.adapters[device.adapterIndex].address, peer: device.address)
+        }
         device.tickers.removeAll()
         // Unconfirmed and queued indications die with the link.
         device.indicationInFlight = false

@@ -11,6 +11,8 @@ final class SimulatorCore: Sendable {
     let serverNotifyQueue = DispatchQueue(label: "swift-ble.simulator.server-notify")
     /// Whether ``serverNotifyQueue`` is suspended now (suspend and resume must balance).
     let notifySocketsHeld = PosixMutex(false)
+    /// L2CAP channels and published PSMs, which outlive a daemon restart (they are the kernel's).
+    let l2cap = SimulatedL2CAPRegistry()
 
     init(options: SimulatorOptions, profile: BlueZProfile) {
         self.options = options

@@ -220,4 +220,10 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var gattOperations = 0
     /// Connections established.
     public var connections = 0
+    /// L2CAP channels centrals opened to virtual peripherals.
+    public var l2capChannelsOpened = 0
+    /// SDUs virtual peripherals received on L2CAP channels.
+    public var l2capSDUsReceived = 0
+    /// Their bytes.
+    public var l2capBytesReceived = 0
 }

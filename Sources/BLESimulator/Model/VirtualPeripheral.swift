@@ -47,6 +47,8 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
     public var standardServices: StandardServices? = StandardServices()
     /// How it pairs (Just Works by default).
     public var pairing = SimulatedPairing()
+    /// The L2CAP PSMs it publishes (see ``Simulator/l2capTransport``).
+    public var l2capServers: [VirtualL2CAPServer] = []
 
     /// Creates a peripheral.
     public init(address: String, name: String? = nil, services: [VirtualService] = []) {
@@ -58,7 +60,7 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case address, addressType, name, advertisingIntervalMs, rssi, rssiJitter, txPower, connectable
         case discoverable, serviceUUIDs, manufacturerData, serviceData, appearance, advertisingData, advertising, mtu
-        case services, standardServices, pairing
+        case services, standardServices, pairing, l2capServers
     }
 
     /// Decodes a peripheral; every field but `address` is optional. A declared `1800` or
@@ -96,6 +98,7 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
                     + "or set standardServices to false to declare it")
         }
         pairing = try c.decodeIfPresent(SimulatedPairing.self, forKey: .pairing) ?? SimulatedPairing()
+        l2capServers = try c.decodeIfPresent([VirtualL2CAPServer].self, forKey: .l2capServers) ?? []
     }
 
     /// Data by a number written as the JSON key: decimal (`107`), else hex (`0x6B`, `6B`).
@@ -146,6 +149,7 @@ public struct VirtualPeripheral: Sendable, Hashable, Codable {
         case let custom?: try c.encode(custom, forKey: .standardServices)
         }
         if pairing != SimulatedPairing() { try c.encode(pairing, forKey: .pairing) }
+        if !l2capServers.isEmpty { try c.encode(l2capServers, forKey: .l2capServers) }
     }
 }
 

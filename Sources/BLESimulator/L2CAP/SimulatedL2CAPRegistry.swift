@@ -1,0 +1,178 @@
+import BlueZ
+import DBus
+import Glibc
+
+/// What the simulator's L2CAP side holds across daemon restarts (a channel is the kernel's,
+/// not bluetoothd's): the simulator's channel ends by link, published PSMs with the channels
+/// waiting to be accepted, and sockets whose connect the SDK has not finished.
+final class SimulatedL2CAPRegistry: Sendable {
+    /// Linux's default L2CAP receive MTU (`L2CAP_DEFAULT_MTU`).
+    static let defaultMTU: UInt16 = 672
+
+    private struct Listening {
+        let local: BluetoothAddress
+        let psm: UInt16
+        let receiveMTU: Int
+        /// Written one byte per waiting channel: the listener's descriptor (its other end)
+        /// turns readable, as a listening socket does.
+        let wake: FileDescriptor
+        var waiting: [L2CAPSocket] = []
+    }
+
+    private struct Key: Hashable {
+        let adapter: BluetoothAddress
+        let psm: UInt16
+    }
+
+    private struct State {
+        var ends: [UInt64: SimulatedL2CAPEnd] = [:]
+        var next: UInt64 = 1
+        var listening: [Key: Listening] = [:]
+        var connecting: [ObjectIdentifier: L2CAPSocket] = [:]
+    }
+
+    private let state = PosixMutex(State())
+    /// Holds every simulator reader (``Simulator/holdL2CAPReads(_:)``).
+    let gate = L2CAPReadGate()
+
+    func add(_ end: SimulatedL2CAPEnd) -> UInt64 {
+        state.withLock { state in
+            defer { state.next += 1 }
+            state.ends[state.next] = end
+            return state.next
+        }
+    }
+
+    func remove(_ id: UInt64) {
+        state.withLock { _ = $0.ends.removeValue(forKey: id) }
+    }
+
+    /// Hangs up every channel between `adapter` (any adapter when nil) and `peer`.
+    func hangUp(adapter: BluetoothAddress?, peer: BluetoothAddress) {
+        let ends = state.withLock { state in
+            state.ends.values.filter { $0.peer == peer && (adapter == nil || $0.adapter == adapter) }
+        }
+        for end in ends { end.hangUp() }
+    }
+
+    var openChannels: Int { state.withLock { $0.ends.count } }
+
+    func setConnecting(_ descriptor: FileDescriptor, _ socket: L2CAPSocket) {
+        state.withLock { $0.connecting[ObjectIdentifier(descriptor)] = socket }
+    }
+
+    func takeConnecting(_ descriptor: FileDescriptor) -> L2CAPSocket? {
+        state.withLock { $0.connecting.removeValue(forKey: ObjectIdentifier(descriptor)) }
+    }
+
+    // MARK: Published PSMs
+
+    func listen(_ request: L2CAPListenRequest) throws(L2CAPTransportError) -> L2CAPListener {
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw L2CAPTransportError(errno: errno, during: "making a listener") }
+        for end in pipeEnds {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        let readable = FileDescriptor(owning: pipeEnds[0])
+        let wake = FileDescriptor(owning: pipeEnds[1])
+        let psm = try state.withLock { state throws(L2CAPTransportError) -> UInt16 in
+            let taken = Set(state.listening.keys.filter { $0.adapter == request.local.address }.map(\.psm))
+            let psm: UInt16
+            if let asked = request.psm {
+                guard L2CAPPSM.validRange.contains(asked) else {
+                    throw L2CAPTransportError(errno: EINVAL, during: "binding PSM \(asked)")
+                }
+                guard !taken.contains(asked) else {
+                    throw L2CAPTransportError(errno: EADDRINUSE, during: "binding PSM \(asked) on \(request.local)")
+                }
+                psm = asked
+            } else {
+                guard let free = L2CAPPSM.dynamicRange.first(where: { !taken.contains($0) }) else {
+                    throw L2CAPTransportError(errno: EADDRINUSE, during: "binding a dynamic PSM on \(request.local)")
+                }
+                psm = free
+            }
+            state.listening[Key(adapter: request.local.address, psm: psm)] = Listening(
+                local: request.local.address, psm: psm,
+                receiveMTU: Int(request.receiveMTU ?? Self.defaultMTU), wake: wake)
+            return psm
+        }
+        return L2CAPListener(descriptor: readable, psm: psm, local: request.local)
+    }
+
+    /// A remote central opens a channel to a published PSM: the SDK's end waits to be
+    /// accepted; returns the simulator's end, or nil when nothing listens there.
+    func connect(
+        to adapter: BluetoothAddress, psm: UInt16, from central: L2CAPEndpoint, centralMTU: Int
+    ) throws(L2CAPTransportError) -> (end: SimulatedL2CAPEnd, id: UInt64) {
+        let pair = try SocketPair.make()
+        let end = SimulatedL2CAPEnd(descriptor: pair.simulator, adapter: adapter, peer: central.address)
+        let opened = state.withLock { state -> (FileDescriptor, UInt64)? in
+            let key = Key(adapter: adapter, psm: psm)
+            guard let listening = state.listening[key] else { return nil }
+            state.listening[key]?.waiting.append(
+                L2CAPSocket(
+                    descriptor: pair.sdk, psm: psm, peer: central, sendMTU: centralMTU,
+                    receiveMTU: listening.receiveMTU))
+            defer { state.next += 1 }
+            state.ends[state.next] = end
+            return (listening.wake, state.next)
+        }
+        guard let (wake, id) = opened else {
+            throw L2CAPTransportError(errno: ECONNREFUSED, during: "opening PSM 0x\(String(psm, radix: 16))")
+        }
+        var byte: UInt8 = 1
+        _ = write(wake.rawValue, &byte, 1)
+        return (end, id)
+    }
+
+    /// A central of the SDK opens a channel to a PSM the SDK published on another adapter
+    /// (a bridged peripheral, see `Daemon+AdapterBridge.swift`): the two SDK ends are joined
+    /// directly. Returns the central's end.
+    func bridge(
+        to adapter: L2CAPEndpoint, psm: UInt16, from central: L2CAPEndpoint, centralMTU: Int
+    ) throws(L2CAPTransportError) -> L2CAPSocket {
+        let (centralEnd, serverEnd) = try SocketPair.make()
+        _ = fcntl(serverEnd.rawValue, F_SETFL, fcntl(serverEnd.rawValue, F_GETFL) | O_NONBLOCK)
+        let opened = state.withLock { state -> (FileDescriptor, Int)? in
+            let key = Key(adapter: adapter.address, psm: psm)
+            guard let listening = state.listening[key] else { return nil }
+            state.listening[key]?.waiting.append(
+                L2CAPSocket(
+                    descriptor: serverEnd, psm: psm, peer: central, sendMTU: centralMTU,
+                    receiveMTU: listening.receiveMTU))
+            return (listening.wake, listening.receiveMTU)
+        }
+        guard let (wake, serverMTU) = opened else {
+            throw L2CAPTransportError(
+                errno: ECONNREFUSED, during: "opening PSM 0x\(String(psm, radix: 16)) of \(adapter)")
+        }
+        var byte: UInt8 = 1
+        _ = write(wake.rawValue, &byte, 1)
+        return L2CAPSocket(
+            descriptor: centralEnd, psm: psm, peer: adapter, sendMTU: serverMTU, receiveMTU: centralMTU)
+    }
+
+    func accept(_ listener: L2CAPListener) -> L2CAPSocket? {
+        var byte: UInt8 = 0
+        guard read(listener.descriptor.rawValue, &byte, 1) == 1 else { return nil }
+        return state.withLock { state -> L2CAPSocket? in
+            let key = Key(adapter: listener.local.address, psm: listener.psm)
+            guard state.listening[key]?.waiting.isEmpty == false else { return nil }
+            return state.listening[key]?.waiting.removeFirst()
+        }
+    }
+
+    func stopListening(_ listener: L2CAPListener) {
+        // The channels still waiting are closed with it: their centrals read end of file.
+        _ = state.withLock { state in
+            state.listening.removeValue(forKey: Key(adapter: listener.local.address, psm: listener.psm))
+        }
+    }
+
+    /// The PSMs published on `adapter`, in increasing order.
+    func published(on adapter: BluetoothAddress) -> [UInt16] {
+        state.withLock { state in state.listening.keys.filter { $0.adapter == adapter }.map(\.psm).sorted() }
+    }
+}
