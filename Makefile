@@ -162,7 +162,13 @@ bench-dbus: deps
 	python3 Benchmarks/run_dbus_calls.py --floor $(BENCH_DIR)/dbus_floor \
 		--swift ".build/release/ble-bench dbus-calls" --rounds 5 --out Benchmarks/results
 
-.PHONY: bench-gatt bench-scenarios bench-lock
+.PHONY: bench-gatt bench-scenarios bench-lock bench-l2cap
+
+## GATT writes without response against an L2CAP channel on the same link, through the real
+## bluetoothd and the kernel in the qemu guest (Benchmarks/run_l2cap.py; Tests/RealBlueZ).
+bench-l2cap: deps
+	$(SWIFT) build -c release --product ble-bench
+	python3 Benchmarks/run_l2cap.py --out Benchmarks/results $(BENCH_ARGS)
 
 ## PosixMutex against Synchronization.Mutex, uncontended (why the project locks with PosixMutex: README).
 bench-lock:

@@ -12,6 +12,8 @@ let usage = """
            ble-bench sim-read N WARMUP --paired NAME PATH   (each read of ble-sim followed by one of PATH at NAME)
            ble-bench sim-scan N HOLD_S          (discovery of N advertisers through ble-sim)
            ble-bench gatt CASE ARGS...          (the GATT cases of gatt_floor.c, through the BLE API)
+           ble-bench l2cap BYTES ROUNDS         (GATT writes without response against an L2CAP channel,
+                                                 hci0 to hci1 through the kernel: in the real-BlueZ guest)
     The bus is $DBUS_SYSTEM_BUS_ADDRESS; the server is org.swiftble.Bench (Benchmarks/floor).
     """
 
@@ -31,6 +33,15 @@ func runCommand(_ arguments: [String]) async {
     if arguments.first == "gatt" {
         do {
             print(try await GattCommand.run(Array(arguments.dropFirst())))
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("ble-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+    if arguments.first == "l2cap", arguments.count == 3, let bytes = Int(arguments[1]), let rounds = Int(arguments[2]) {
+        do {
+            for line in try await L2CAPThroughput.run(bytes: bytes, rounds: rounds) { print(line) }
             exit(0)
         } catch {
             FileHandle.standardError.write(Data("ble-bench: \(error)\n".utf8))
