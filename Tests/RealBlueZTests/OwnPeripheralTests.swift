@@ -170,5 +170,17 @@ extension AgainstBluetoothd {
                 #expect(own.seen.unsubscribed.contains(Layout.notifying))
             }
         }
+
+        @Test("bluetoothd 5.66 has no scan-response properties: the manager refuses them instead of losing them")
+        func scanResponseRefused() async throws {
+            try await Stage.runOwn { _, own in
+                let refusal = await #expect(throws: BLEError.self) {
+                    _ = try await own.manager.addAdvertisement(
+                        Advertisement(scanResponse: ScanResponse(data: [0x24: Data([0x16, 0x2F, 0x2F])])))
+                }
+                #expect(refusal?.code == .notSupported, "\(String(describing: refusal))")
+                #expect(await own.manager.isAdvertising, "the running advertisement is untouched")
+            }
+        }
     }
 }

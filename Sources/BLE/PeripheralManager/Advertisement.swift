@@ -66,6 +66,9 @@ public struct Advertisement: Sendable, Hashable {
     public var maxInterval: Duration?
     /// `SecondaryChannel`.
     public var secondaryChannel: SecondaryChannel?
+    /// What an active scanner gets when it asks for more; see ``ScanResponse`` for which
+    /// bluetoothd takes it.
+    public var scanResponse: ScanResponse?
 
     /// Creates advertisement data.
     public init(
@@ -74,7 +77,7 @@ public struct Advertisement: Sendable, Hashable {
         serviceData: [BluetoothUUID: Data] = [:], appearance: UInt16? = nil, txPower: Int16? = nil,
         includes: Set<Include> = [], isDiscoverable: Bool? = nil, discoverableTimeout: UInt16? = nil,
         duration: UInt16? = nil, timeout: UInt16? = nil, minInterval: Duration? = nil,
-        maxInterval: Duration? = nil, secondaryChannel: SecondaryChannel? = nil
+        maxInterval: Duration? = nil, secondaryChannel: SecondaryChannel? = nil, scanResponse: ScanResponse? = nil
     ) {
         self.kind = kind
         self.localName = localName
@@ -92,6 +95,7 @@ public struct Advertisement: Sendable, Hashable {
         self.minInterval = minInterval
         self.maxInterval = maxInterval
         self.secondaryChannel = secondaryChannel
+        self.scanResponse = scanResponse
     }
 
     /// The exported properties; absent values are left out.
@@ -114,6 +118,7 @@ public struct Advertisement: Sendable, Hashable {
         out.minInterval = minInterval.map(Self.milliseconds)
         out.maxInterval = maxInterval.map(Self.milliseconds)
         out.secondaryChannel = secondaryChannel?.rawValue
+        scanResponse?.export(into: &out)
         return out
     }
 

@@ -15,6 +15,22 @@ enum AdvertisementLength {
 
     /// The bytes counted for `data`, by part.
     static func parts(_ data: Advertisement) -> [(name: String, bytes: Int)] {
+        parts(
+            serviceUUIDs: data.serviceUUIDs, solicitUUIDs: data.solicitUUIDs, serviceData: data.serviceData,
+            manufacturerData: data.manufacturerData, raw: [:])
+    }
+
+    /// The bytes counted for a scan response, by part.
+    static func parts(_ response: ScanResponse) -> [(name: String, bytes: Int)] {
+        parts(
+            serviceUUIDs: response.serviceUUIDs, solicitUUIDs: response.solicitUUIDs, serviceData: response.serviceData,
+            manufacturerData: response.manufacturerData, raw: response.data)
+    }
+
+    private static func parts(
+        serviceUUIDs: [BluetoothUUID], solicitUUIDs: [BluetoothUUID], serviceData: [BluetoothUUID: Data],
+        manufacturerData: [UInt16: Data], raw: [UInt8: Data]
+    ) -> [(name: String, bytes: Int)] {
         func uuidLists(_ uuids: [BluetoothUUID]) -> Int {
             // One list per UUID size: 16-bit, 32-bit (short forms above 0xFFFF), 128-bit.
             var sizes: [Int: Int] = [:]
@@ -22,14 +38,15 @@ enum AdvertisementLength {
             return sizes.reduce(0) { $0 + 2 + $1.key * $1.value }
         }
         var out: [(String, Int)] = []
-        if !data.serviceUUIDs.isEmpty { out.append(("service UUIDs", uuidLists(data.serviceUUIDs))) }
-        if !data.solicitUUIDs.isEmpty { out.append(("solicited UUIDs", uuidLists(data.solicitUUIDs))) }
-        if !data.serviceData.isEmpty {
-            out.append(("service data", data.serviceData.reduce(0) { $0 + 2 + size(of: $1.key) + $1.value.count }))
+        if !serviceUUIDs.isEmpty { out.append(("service UUIDs", uuidLists(serviceUUIDs))) }
+        if !solicitUUIDs.isEmpty { out.append(("solicited UUIDs", uuidLists(solicitUUIDs))) }
+        if !serviceData.isEmpty {
+            out.append(("service data", serviceData.reduce(0) { $0 + 2 + size(of: $1.key) + $1.value.count }))
         }
-        if !data.manufacturerData.isEmpty {
-            out.append(("manufacturer data", data.manufacturerData.values.reduce(0) { $0 + 4 + $1.count }))
+        if !manufacturerData.isEmpty {
+            out.append(("manufacturer data", manufacturerData.values.reduce(0) { $0 + 4 + $1.count }))
         }
+        if !raw.isEmpty { out.append(("raw AD structures", raw.values.reduce(0) { $0 + 2 + $1.count })) }
         return out
     }
 
@@ -42,17 +59,33 @@ enum AdvertisementLength {
         return max(legacyLimit, Int(maximum))
     }
 
-    /// Throws ``BLEError/Code/invalidArguments`` naming the parts when `data` cannot fit.
+    /// The most a scan response may take: 31 bytes, or the adapter's `MaxScnRspLen` with a
+    /// secondary channel.
+    static func scanResponseLimit(_ data: Advertisement, manager: LEAdvertisingManagerProperties) -> Int {
+        guard data.secondaryChannel != nil, let maximum = manager.supportedCapabilities?.maxScanResponseLength
+        else { return legacyLimit }
+        return max(legacyLimit, Int(maximum))
+    }
+
+    /// Throws ``BLEError/Code/invalidArguments`` naming the parts when `data`, or its scan
+    /// response, cannot fit.
     static func check(_ data: Advertisement, manager: LEAdvertisingManagerProperties) throws(BLEError) {
-        let parts = parts(data)
+        try check(parts(data), limit: limit(data, manager: manager), what: "advertisement's data", data)
+        if let response = data.scanResponse {
+            try check(parts(response), limit: scanResponseLimit(data, manager: manager), what: "scan response", data)
+        }
+    }
+
+    private static func check(
+        _ parts: [(name: String, bytes: Int)], limit: Int, what: String, _ data: Advertisement
+    ) throws(BLEError) {
         let total = parts.reduce(0) { $0 + $1.bytes }
-        let limit = limit(data, manager: manager)
         guard total > limit else { return }
         let list = parts.map { "\($0.name) \($0.bytes)" }.joined(separator: ", ")
         let kind = limit == legacyLimit ? "a legacy advertisement holds \(legacyLimit)" : "the adapter sends \(limit)"
         throw BLEError(
             .invalidArguments,
-            message: "the advertisement's data takes \(total) bytes (\(list)); \(kind)"
+            message: "the \(what) takes \(total) bytes (\(list)); \(kind)"
                 + (data.secondaryChannel == nil ? " (a secondary channel asks for extended advertising)" : ""))
     }
 

@@ -75,6 +75,17 @@ extension PeripheralManager {
         }
         try AdvertisementCheck.supported(data, by: manager)
         try AdvertisementLength.check(data, manager: manager)
+        if let response = data.scanResponse { try scanResponseSupport.check(response) }
+    }
+
+    /// What the daemon makes of scan-response data, from its adapter object (see ``ScanResponseSupport``).
+    private var scanResponseSupport: ScanResponseSupport {
+        session.read { tree in
+            ScanResponseSupport(
+                knowsProperties: tree.properties(at: adapterPath, interface: BlueZInterface.adapter1)?[
+                    AdapterProperties.Key.connectable] != nil,
+                experimental: tree.contains(adapterPath, implementing: BlueZInterface.advertisementMonitorManager1))
+        }
     }
 
     /// Exports and registers advertisement `id`; on failure nothing of it is left.
@@ -174,6 +185,17 @@ enum AdvertisementCheck {
         guard uuids.allSatisfy(\.isValid) else { throw refuse("an advertised UUID is not a UUID") }
         guard data.manufacturerData.values.allSatisfy({ !$0.isEmpty }) else {
             throw refuse("manufacturer data must not be empty")
+        }
+        if let response = data.scanResponse {
+            let uuids = response.serviceUUIDs + response.solicitUUIDs + Array(response.serviceData.keys)
+            guard uuids.allSatisfy(\.isValid) else { throw refuse("a scan-response UUID is not a UUID") }
+            guard response.manufacturerData.values.allSatisfy({ !$0.isEmpty }) else {
+                throw refuse("scan-response manufacturer data must not be empty")
+            }
+            if let type = response.data.keys.sorted().first(where: ReservedADTypes.all.contains) {
+                throw refuse(
+                    "AD type 0x\(String(type, radix: 16)) is built by bluetoothd: use the scan response's typed fields")
+            }
         }
         if data.kind == .broadcast && data.isDiscoverable == true {
             throw refuse("a broadcast advertisement cannot be discoverable")

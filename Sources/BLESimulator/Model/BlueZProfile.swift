@@ -51,6 +51,10 @@ public struct BlueZProfile: Sendable, Hashable, Codable {
     /// fires). Changed with the AcquireNotify rework that also allowed indications (5.80).
     public var acquireNotifyAnswersCCCErrors: Bool { acquireNotifyOnIndicate }
 
+    /// `LEAdvertisement1`'s `ScanResponse…` properties are parsed (5.80, commit ab6502473,
+    /// the same release as the AcquireNotify rework); earlier releases skip them silently.
+    public var scanResponseProperties: Bool { acquireNotifyOnIndicate }
+
     /// The profile named `version` ("5.66" or "5.87").
     public static func named(_ version: String) -> BlueZProfile? {
         switch version {

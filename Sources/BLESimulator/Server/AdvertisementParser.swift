@@ -18,9 +18,27 @@ enum AdvertisementParser {
     static let secondaryChannels = ["1M", "2M", "Coded"]
 
     /// AD types bluetoothd builds from other properties, refused in `Data` (`type_reject_list`).
-    static let reservedDataTypes: Set<UInt8> = [
-        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x14, 0x15, 0x16, 0x19, 0x1F, 0x20, 0x21, 0xFF,
+    static let reservedDataTypes = ReservedADTypes.all
+
+    /// The `ScanResponse…` properties, which bluetoothd parses from 5.80 on: the typed ones only
+    /// with `--experimental` (`parsers[]` of `src/advertising.c`).
+    static let typedScanResponseKeys: Set<String> = [
+        LEAdvertisementProperties.Key.scanResponseServiceUUIDs, LEAdvertisementProperties.Key.scanResponseSolicitUUIDs,
+        LEAdvertisementProperties.Key.scanResponseManufacturerData,
+        LEAdvertisementProperties.Key.scanResponseServiceData,
     ]
+
+    /// What of `properties` the daemon reads at all: an older or non-experimental bluetoothd
+    /// skips the scan-response properties it has no parser for, without an error.
+    static func understood(
+        _ properties: [String: DBusValue], profile: BlueZProfile, experimental: Bool
+    ) -> [String: DBusValue] {
+        properties.filter { key, _ in
+            if key == LEAdvertisementProperties.Key.scanResponseData { return profile.scanResponseProperties }
+            if typedScanResponseKeys.contains(key) { return profile.scanResponseProperties && experimental }
+            return true
+        }
+    }
 
     /// Parses `GetAll("org.bluez.LEAdvertisement1")`, variants unwrapped.
     static func parse(_ properties: [String: DBusValue]) throws(Failure) -> LEAdvertisementProperties {

@@ -62,14 +62,15 @@ extension Daemon {
     }
 
     /// What the adapter's registrations look like from another adapter: the advertisements'
-    /// data merged (the controller sends them in turn), the registered services.
+    /// data merged (the controller sends them in turn) with their scan responses (an active
+    /// scanner asks for them, and bluetoothd merges them into the device), the registered services.
     private static func bridgeDefinition(
         _ address: BluetoothAddress, _ advertisements: [RegisteredAdvertisement], _ services: [VirtualService]
     ) -> VirtualPeripheral {
         var peripheral = VirtualPeripheral(
             address: address.description, name: advertisements.lazy.compactMap(\.localName).first, services: services)
         var uuids: [String] = []
-        for uuid in advertisements.flatMap(\.serviceUUIDs) {
+        for uuid in advertisements.flatMap({ $0.serviceUUIDs + $0.scanResponseServiceUUIDs }) {
             let canonical = BlueZUUID.canonical(uuid) ?? uuid.lowercased()
             if !uuids.contains(canonical) { uuids.append(canonical) }
         }
@@ -79,6 +80,13 @@ extension Daemon {
                 peripheral.manufacturerData[company] = HexData(data)
             }
             for (uuid, data) in advertisement.serviceData { peripheral.serviceData[uuid] = HexData(data) }
+            for (company, data) in advertisement.scanResponseManufacturerData {
+                peripheral.manufacturerData[company] = HexData(data)
+            }
+            for (uuid, data) in advertisement.scanResponseServiceData { peripheral.serviceData[uuid] = HexData(data) }
+            for (type, data) in advertisement.data.merging(advertisement.scanResponseData, uniquingKeysWith: { $1 }) {
+                peripheral.advertisingData[type] = HexData(data)
+            }
         }
         peripheral.appearance = advertisements.lazy.compactMap(\.appearance).first
         peripheral.txPower = advertisements.lazy.compactMap(\.txPower).first

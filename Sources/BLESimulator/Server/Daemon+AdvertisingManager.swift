@@ -39,7 +39,9 @@ extension Daemon {
         let read = await advertisementProperties(key)
         let parsed: Result<LEAdvertisementProperties, AdvertisementParser.Failure>
         do throws(AdvertisementParser.Failure) {
-            parsed = .success(try AdvertisementParser.parse(read))
+            parsed = .success(
+                try AdvertisementParser.parse(
+                    AdvertisementParser.understood(read, profile: profile, experimental: options.experimental)))
         } catch {
             parsed = .failure(error)
         }
@@ -138,7 +140,10 @@ extension Daemon {
             guard isCurrent(state), var record = state.server.advertisements[key] else { return }
             var properties = record.advertisement.properties
             do throws(DBusError) {
-                try properties.apply(changed: changed, invalidated: invalidated)
+                try properties.apply(
+                    changed: AdvertisementParser.understood(
+                        changed, profile: profile, experimental: options.experimental),
+                    invalidated: invalidated)
             } catch {
                 return
             }

@@ -31,6 +31,14 @@ public struct RegisteredAdvertisement: Sendable, Hashable {
     public var serviceData: [String: Data] { properties.serviceData ?? [:] }
     /// `Data`: raw AD type → data.
     public var data: [UInt8: Data] { properties.data ?? [:] }
+    /// `ScanResponseServiceUUIDs`, where the daemon parses it.
+    public var scanResponseServiceUUIDs: [String] { properties.scanResponseServiceUUIDs ?? [] }
+    /// `ScanResponseManufacturerData`, where the daemon parses it.
+    public var scanResponseManufacturerData: [UInt16: Data] { properties.scanResponseManufacturerData ?? [:] }
+    /// `ScanResponseServiceData`, where the daemon parses it.
+    public var scanResponseServiceData: [String: Data] { properties.scanResponseServiceData ?? [:] }
+    /// `ScanResponseData`, where the daemon parses it.
+    public var scanResponseData: [UInt8: Data] { properties.scanResponseData ?? [:] }
     /// `Includes`: `tx-power`, `appearance`, `local-name`.
     public var includes: [String] { properties.includes ?? [] }
     /// `Appearance`.
