@@ -170,9 +170,14 @@ struct L2CAPChannelTests {
     }
 }
 
-/// Waits until one of the central's tasks is suspended in the SDK: a send waiting for room.
+/// Waits until a task is suspended in an L2CAP channel: a send waiting for room.
 func waitForSuspendedSend(_ central: Central) async throws {
-    try await waitUntil { central.diagnostics.summary.contains("L2CAPChannelCore") }
+    try await waitForSuspendedSend(central.diagnostics)
+}
+
+/// Waits until a task counted by `diagnostics` is suspended in an L2CAP channel.
+func waitForSuspendedSend(_ diagnostics: BLEDiagnostics) async throws {
+    try await waitUntil { diagnostics.summary.contains("L2CAPChannelCore") }
 }
 
 /// Waits for `condition`, checking every few milliseconds; fails after 10 s.

@@ -78,4 +78,27 @@ struct L2CAPPublicationTests {
             #expect(await answers.next() == nil, "the central reads the end")
         }
     }
+    @Test("a central closing the channel while the manager's send waits for room fails that send, typed")
+    func peerClosesMidSend() async throws {
+        try await Self.withManager { fixture, manager in
+            let publication = try await manager.publishL2CAPChannel()
+            let remote = try fixture.simulator.remoteOpenL2CAPChannel(psm: publication.psm, mtu: 4096)
+            var channels = publication.channels.makeAsyncIterator()
+            let channel = try #require(await channels.next())
+            fixture.simulator.holdL2CAPReads(true)
+            let sender = Task {
+                while true { try await channel.send(Data(count: 4096)) }
+            }
+            try await waitForSuspendedSend(manager.diagnostics)
+            remote.close()
+            guard case .failure(let error) = await sender.result else {
+                Issue.record("the sender cannot end without an error")
+                return
+            }
+            #expect((error as? BLEError)?.code == .disconnected, "\(error)")
+            #expect(channel.endError?.code == .disconnected)
+            fixture.simulator.holdL2CAPReads(false)
+            #expect(await manager.publishedL2CAPChannels == [publication.psm], "the manager goes on")
+        }
+    }
 }

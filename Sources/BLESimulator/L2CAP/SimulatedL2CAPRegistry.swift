@@ -28,7 +28,9 @@ final class SimulatedL2CAPRegistry: Sendable {
         var ends: [UInt64: SimulatedL2CAPEnd] = [:]
         var next: UInt64 = 1
         var listening: [Key: Listening] = [:]
-        var connecting: [ObjectIdentifier: L2CAPSocket] = [:]
+        /// By descriptor number, without the descriptor: an attempt the SDK gives up on
+        /// (deadline, cancellation) never calls back, and its socket must still close.
+        var connecting: [Int32: L2CAPSocket.Parameters] = [:]
     }
 
     private let state = PosixMutex(State())
@@ -57,12 +59,12 @@ final class SimulatedL2CAPRegistry: Sendable {
 
     var openChannels: Int { state.withLock { $0.ends.count } }
 
-    func setConnecting(_ descriptor: FileDescriptor, _ socket: L2CAPSocket) {
-        state.withLock { $0.connecting[ObjectIdentifier(descriptor)] = socket }
+    func setConnecting(_ socket: L2CAPSocket) {
+        state.withLock { $0.connecting[socket.descriptor.rawValue] = L2CAPSocket.Parameters(socket) }
     }
 
     func takeConnecting(_ descriptor: FileDescriptor) -> L2CAPSocket? {
-        state.withLock { $0.connecting.removeValue(forKey: ObjectIdentifier(descriptor)) }
+        state.withLock { $0.connecting.removeValue(forKey: descriptor.rawValue) }?.socket(descriptor)
     }
 
     // MARK: Published PSMs
@@ -174,5 +176,26 @@ final class SimulatedL2CAPRegistry: Sendable {
     /// The PSMs published on `adapter`, in increasing order.
     func published(on adapter: BluetoothAddress) -> [UInt16] {
         state.withLock { state in state.listening.keys.filter { $0.adapter == adapter }.map(\.psm).sorted() }
+    }
+}
+
+extension L2CAPSocket {
+    /// A socket's description without the socket.
+    struct Parameters: Sendable {
+        let psm: UInt16
+        let peer: L2CAPEndpoint
+        let sendMTU: Int
+        let receiveMTU: Int
+
+        init(_ socket: L2CAPSocket) {
+            psm = socket.psm
+            peer = socket.peer
+            sendMTU = socket.sendMTU
+            receiveMTU = socket.receiveMTU
+        }
+
+        func socket(_ descriptor: FileDescriptor) -> L2CAPSocket {
+            L2CAPSocket(descriptor: descriptor, psm: psm, peer: peer, sendMTU: sendMTU, receiveMTU: receiveMTU)
+        }
     }
 }

@@ -25,7 +25,7 @@ public final class SimulatedL2CAPTransport: L2CAPTransport {
         case .bridged(let adapter):
             let socket = try core.l2cap.bridge(
                 to: adapter, psm: request.psm, from: request.local, centralMTU: receiveMTU)
-            core.l2cap.setConnecting(socket.descriptor, socket)
+            core.l2cap.setConnecting(socket)
             return socket.descriptor
         case .virtual(let server):
             let pair = try SocketPair.make()
@@ -42,7 +42,6 @@ public final class SimulatedL2CAPTransport: L2CAPTransport {
                 registry.remove(registration)
             }
             core.l2cap.setConnecting(
-                pair.sdk,
                 L2CAPSocket(
                     descriptor: pair.sdk, psm: request.psm, peer: request.peer, sendMTU: server.mtu,
                     receiveMTU: receiveMTU))
