@@ -22,13 +22,20 @@ enum QueuedJob: Sendable {
     }
 }
 
+/// A task job and the role of the executor it was enqueued on.
+struct QueuedTask {
+    let job: UnownedJob
+    /// Enqueued on the serial executor (to run an actor's code), not on the task executor.
+    let isolated: Bool
+}
+
 /// The part of a connection that any thread may touch: the job queue, the wake-up eventfd,
 /// the exported-object table and the counters. Everything libdbus is in ``IOLoop``.
 final class ConnectionCore: Sendable {
     struct Queue: ~Copyable {
         var jobs: [QueuedJob] = []
         /// Task jobs for ``ConnectionExecutor``, kept apart so running a task costs no closure.
-        var tasks: [UnownedJob] = []
+        var tasks: [QueuedTask] = []
         /// True while the loop is blocked in `epoll_wait`; only then does a producer write the eventfd.
         var sleeping = false
         var wakePending = false
@@ -115,9 +122,10 @@ final class ConnectionCore: Sendable {
         if !push({ $0.jobs.append(.send(message)) }) { message.release() }
     }
 
-    /// Queues a task job for the I/O thread (see ``ConnectionExecutor``).
-    func enqueueTask(_ job: UnownedJob) -> Bool {
-        push { $0.tasks.append(job) }
+    /// Queues a task job for the I/O thread (see ``ConnectionExecutor``): `isolated` when it
+    /// was enqueued on the serial executor (an actor's code), not on the task executor.
+    func enqueueTask(_ job: UnownedJob, isolated: Bool) -> Bool {
+        push { $0.tasks.append(QueuedTask(job: job, isolated: isolated)) }
     }
 
     /// Queues the job that closes the connection and stops accepting others in the same step,

@@ -70,7 +70,7 @@ final class IOLoop {
 
     // Emptied buffers that ``drainJobs()`` swaps with the queue's (see there).
     @exclusivity(unchecked) private var spareJobs: [QueuedJob] = []
-    @exclusivity(unchecked) private var spareTasks: [UnownedJob] = []
+    @exclusivity(unchecked) private var spareTasks: [QueuedTask] = []
 
     /// Whether code the loop runs now may have work done at once instead of queued
     /// (``ConnectionCore/runOrEnqueue(_:)``): while it runs tasks and while it hands out
@@ -210,9 +210,14 @@ final class IOLoop {
         if !tasks.isEmpty {
             let executor = executor
             acceptsDirectJobs = true
+            let serial = executor.asUnownedSerialExecutor()
+            let taskExecutor = executor.asUnownedTaskExecutor()
             for task in tasks {
-                task.runSynchronously(
-                    isolatedTo: executor.asUnownedSerialExecutor(), taskExecutor: executor.asUnownedTaskExecutor())
+                if task.isolated {
+                    task.job.runSynchronously(isolatedTo: serial, taskExecutor: taskExecutor)
+                } else {
+                    task.job.runSynchronously(on: taskExecutor)
+                }
             }
             acceptsDirectJobs = false
         }
