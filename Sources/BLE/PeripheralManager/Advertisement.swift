@@ -102,12 +102,10 @@ public struct Advertisement: Sendable, Hashable {
     var properties: LEAdvertisementProperties {
         var out = LEAdvertisementProperties(type: kind == .broadcast ? .broadcast : .peripheral)
         out.localName = localName
-        out.serviceUUIDs = serviceUUIDs.isEmpty ? nil : serviceUUIDs.map(\.uuidString)
-        out.solicitUUIDs = solicitUUIDs.isEmpty ? nil : solicitUUIDs.map(\.uuidString)
+        out.serviceUUIDs = Self.exported(serviceUUIDs)
+        out.solicitUUIDs = Self.exported(solicitUUIDs)
         out.manufacturerData = manufacturerData.isEmpty ? nil : manufacturerData
-        out.serviceData =
-            serviceData.isEmpty
-            ? nil : Dictionary(uniqueKeysWithValues: serviceData.map { ($0.key.uuidString, $0.value) })
+        out.serviceData = Self.exported(serviceData)
         out.appearance = appearance
         out.txPower = txPower
         out.includes = includes.isEmpty ? nil : Include.allCases.filter(includes.contains).map(\.rawValue)
@@ -120,6 +118,16 @@ public struct Advertisement: Sendable, Hashable {
         out.secondaryChannel = secondaryChannel?.rawValue
         scanResponse?.export(into: &out)
         return out
+    }
+
+    /// UUIDs as exported: their strings, or nothing for none.
+    static func exported(_ uuids: [BluetoothUUID]) -> [String]? {
+        uuids.isEmpty ? nil : uuids.map(\.uuidString)
+    }
+
+    /// Service data as exported: keyed by the UUID's string, or nothing for none.
+    static func exported(_ data: [BluetoothUUID: Data]) -> [String: Data]? {
+        data.isEmpty ? nil : Dictionary(uniqueKeysWithValues: data.map { ($0.key.uuidString, $0.value) })
     }
 
     private static func milliseconds(_ duration: Duration) -> UInt32 {

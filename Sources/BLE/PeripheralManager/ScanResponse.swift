@@ -41,12 +41,10 @@ public struct ScanResponse: Sendable, Hashable {
 
     /// Writes the fields into the exported properties; empty ones are left out.
     func export(into out: inout LEAdvertisementProperties) {
-        out.scanResponseServiceUUIDs = serviceUUIDs.isEmpty ? nil : serviceUUIDs.map(\.uuidString)
-        out.scanResponseSolicitUUIDs = solicitUUIDs.isEmpty ? nil : solicitUUIDs.map(\.uuidString)
+        out.scanResponseServiceUUIDs = Advertisement.exported(serviceUUIDs)
+        out.scanResponseSolicitUUIDs = Advertisement.exported(solicitUUIDs)
         out.scanResponseManufacturerData = manufacturerData.isEmpty ? nil : manufacturerData
-        out.scanResponseServiceData =
-            serviceData.isEmpty
-            ? nil : Dictionary(uniqueKeysWithValues: serviceData.map { ($0.key.uuidString, $0.value) })
+        out.scanResponseServiceData = Advertisement.exported(serviceData)
         out.scanResponseData = data.isEmpty ? nil : data
     }
 }
