@@ -1,7 +1,6 @@
 import BLE
 import BLESimulator
 import Foundation
-import Synchronization
 import Testing
 
 /// L2CAP channels a central opens, against the simulator's channels (its `l2capTransport`)
@@ -80,18 +79,35 @@ struct L2CAPChannelTests {
             let (central, peripheral) = try await Self.connected(fixture)
             let channel = try await peripheral.openL2CAPChannel(psm: Self.sinkPSM)
             fixture.simulator.holdL2CAPReads(true)
-            // 4 MB: far more than a socket holds, so sends must wait for the peer.
-            let count = 2048
+            let filled = try await Self.fill(channel)
+            // The socket is full: these sends can only go out once the peer reads again.
+            let count = 256
             let sender = Task {
                 for index in 0..<count { try await channel.send(Self.pattern(index, size: 2048)) }
             }
-            try await waitForSuspendedSend(central)
             fixture.simulator.holdL2CAPReads(false)
             try await sender.value
-            try await waitUntil { fixture.simulator.statistics.l2capSDUsReceived == count }
-            #expect(fixture.simulator.statistics.l2capBytesReceived == count * 2048)
             channel.close()
+            await fixture.simulator.l2capChannelsClosed()
+            #expect(fixture.simulator.statistics.l2capSDUsReceived == filled + count)
+            #expect(fixture.simulator.statistics.l2capBytesReceived == (filled + count) * 2048)
             await central.close()
+        }
+    }
+
+    /// Sends 2,048-byte SDUs until one waits for room (the peer reads nothing): a send that
+    /// finds room returns at once, whatever the machine's load, so only a full socket lets the
+    /// short deadline pass. Returns how many went out.
+    static func fill(_ channel: L2CAPChannel) async throws(BLEError) -> Int {
+        var sent = 0
+        while true {
+            do {
+                try await channel.send(Self.pattern(sent, size: 2048), timeout: .milliseconds(20))
+                sent += 1
+            } catch {
+                if error.code == .timeout { return sent }
+                throw error
+            }
         }
     }
 
@@ -101,31 +117,24 @@ struct L2CAPChannelTests {
             let (central, peripheral) = try await Self.connected(fixture)
             let channel = try await peripheral.openL2CAPChannel(psm: Self.sinkPSM)
             fixture.simulator.holdL2CAPReads(true)
-            let written = Mutex(0)
-            let filler = Task {
-                while true {
-                    try await channel.send(Self.pattern(0, size: 2048))
-                    written.withLock { $0 += 1 }
-                }
-            }
-            try await waitForSuspendedSend(central)
-            filler.cancel()
-            guard case .failure(let error) = await filler.result else {
-                Issue.record("the filler cannot end without an error")
+            // The last send of the fill waited for room and passed its deadline.
+            let sent = try await Self.fill(channel)
+            let waiting = Task { try await channel.send(Self.pattern(0, size: 2048)) }
+            waiting.cancel()
+            guard case .failure(let error) = await waiting.result else {
+                Issue.record("a send into a full socket cannot succeed while the peer reads nothing")
                 return
             }
             #expect((error as? BLEError)?.code == .cancelled)
-            await expectCode(.timeout) { try await channel.send(Data(count: 2048), timeout: .milliseconds(20)) }
             fixture.simulator.holdL2CAPReads(false)
             try await channel.send(Data([1]))
-            // Every send that returned arrived, and nothing else: neither the cancelled one
-            // nor the one past its deadline went out, not even in part.
-            let sent = written.withLock { $0 }
-            try await waitUntil { fixture.simulator.statistics.l2capSDUsReceived == sent + 1 }
-            #expect(fixture.simulator.statistics.l2capSDUsReceived == sent + 1)
-            #expect(fixture.simulator.statistics.l2capBytesReceived == sent * 2048 + 1)
             #expect(channel.isOpen)
             channel.close()
+            await fixture.simulator.l2capChannelsClosed()
+            // Every send that returned arrived, and nothing else: neither the cancelled one
+            // nor the one past its deadline went out, not even in part.
+            #expect(fixture.simulator.statistics.l2capSDUsReceived == sent + 1)
+            #expect(fixture.simulator.statistics.l2capBytesReceived == sent * 2048 + 1)
             await central.close()
         }
     }
@@ -142,7 +151,8 @@ struct L2CAPChannelTests {
             #expect(await iterator.next() == nil)
             #expect(channel.endError?.code == .disconnected)
             await expectCode(.disconnected) { try await channel.send(Data([8])) }
-            try await waitUntil { fixture.simulator.openL2CAPChannels == 0 }
+            await fixture.simulator.l2capChannelsClosed()
+            #expect(fixture.simulator.openL2CAPChannels == 0)
             await central.close()
         }
     }
@@ -167,28 +177,6 @@ struct L2CAPChannelTests {
             channel.close()
             await central.close()
         }
-    }
-}
-
-/// Waits until a task is suspended in an L2CAP channel: a send waiting for room.
-func waitForSuspendedSend(_ central: Central) async throws {
-    try await waitForSuspendedSend(central.diagnostics)
-}
-
-/// Waits until a task counted by `diagnostics` is suspended in an L2CAP channel.
-func waitForSuspendedSend(_ diagnostics: BLEDiagnostics) async throws {
-    try await waitUntil { diagnostics.summary.contains("L2CAPChannelCore") }
-}
-
-/// Waits for `condition`, checking every few milliseconds; fails after 10 s.
-func waitUntil(_ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the condition did not hold within 10 s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(2))
     }
 }
 

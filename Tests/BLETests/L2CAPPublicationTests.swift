@@ -86,10 +86,11 @@ struct L2CAPPublicationTests {
             var channels = publication.channels.makeAsyncIterator()
             let channel = try #require(await channels.next())
             fixture.simulator.holdL2CAPReads(true)
+            _ = try await L2CAPChannelTests.fill(channel)
+            // The socket is full: this send waits for room until the central closes.
             let sender = Task {
                 while true { try await channel.send(Data(count: 4096)) }
             }
-            try await waitForSuspendedSend(manager.diagnostics)
             remote.close()
             guard case .failure(let error) = await sender.result else {
                 Issue.record("the sender cannot end without an error")

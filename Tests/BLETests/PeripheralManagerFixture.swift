@@ -29,9 +29,7 @@ extension SimulatorFixture {
             }
             await manager.close()
             // Closed, the manager leaves nothing: no task, stream, bus call or socket.
-            let diagnostics = manager.diagnostics
-            try await waitUntil { diagnostics.outstanding == 0 }
-            #expect(diagnostics.outstanding == 0, "\(diagnostics.summary)")
+            await settle(manager.diagnostics, "after the manager's close") { $0.outstanding == 0 }
         }
     }
 }

@@ -82,18 +82,18 @@ final class CentralLedger: Sendable {
         }
     }
 
-    /// Waits up to 5 s for `condition`; cleanup work runs on tasks of its own, so it may lag.
-    private func settle(
-        _ diagnostics: BLEDiagnostics, _ when: String, _ condition: (BLEDiagnostics) -> Bool
-    ) async {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !condition(diagnostics) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("outstanding in the SDK \(when): \(diagnostics.summary)")
-                return
-            }
-            try? await Task.sleep(for: .milliseconds(5))
+}
+
+/// Waits up to 5 s for `condition`; cleanup work runs on tasks and dispatch queues of its own
+/// (a socket closes once its sources are cancelled), so it may lag behind the call that ended it.
+func settle(_ diagnostics: BLEDiagnostics, _ when: String, _ condition: (BLEDiagnostics) -> Bool) async {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !condition(diagnostics) {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("outstanding in the SDK \(when): \(diagnostics.summary)")
+            return
         }
+        try? await Task.sleep(for: .milliseconds(5))
     }
 }
 

@@ -17,9 +17,7 @@ struct BulkDataSnippetTests {
             let peripheral = try await central.connect(try fixture.id, timeout: .seconds(10))
             let image = Data((0..<25_500).map { UInt8(truncatingIfNeeded: $0) })
             #expect(try await MovingBulkData.upload(image, to: peripheral, psm: 0x0080) == 26)
-            while fixture.simulator.statistics.l2capBytesReceived < image.count {
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            await fixture.simulator.l2capChannelsClosed()  // the snippet closed it: all read
             #expect(fixture.simulator.statistics.l2capSDUsReceived == 26)
             #expect(fixture.simulator.statistics.l2capBytesReceived == image.count)
             await central.close()

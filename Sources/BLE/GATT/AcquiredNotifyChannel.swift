@@ -150,13 +150,3 @@ final class DatagramReader: Sendable {
         return poller.revents & Int16(POLLHUP) != 0
     }
 }
-
-/// Set once: the reader stops, and exactly one party closes the socket.
-private final class StopFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-
-    var isSet: Bool { value.load(ordering: .acquiring) }
-
-    /// Sets the flag; returns whether this call set it.
-    func set() -> Bool { !value.exchange(true, ordering: .acquiringAndReleasing) }
-}

@@ -44,9 +44,15 @@ final class L2CAPConnectAttempt: Sendable {
         slot.finish(.failure(BLEError(.disconnected, message: "the link dropped while the channel was being opened")))
     }
 
-    /// Stops watching and closes the socket (once dispatch let go of it).
+    /// Stops watching and closes the socket (once dispatch let go of it), unless the channel
+    /// took it over (``handOver()``).
     func close() {
         watched.cancel()
+    }
+
+    /// Stops watching and leaves the socket open: a channel watches it from now on.
+    func handOver() {
+        watched.cancel(closing: false)
     }
 }
 

@@ -54,17 +54,8 @@ extension Peripheral {
             throw BLEError(.disconnected, message: "the link dropped while the channel was being opened")
         }
         let socket: L2CAPSocket
-        do {
-            let connected = try transport.finishConnect(descriptor, request)
-            // The attempt closes its descriptor: the channel watches a duplicate of its own.
-            socket = L2CAPSocket(
-                descriptor: try FileDescriptor(duplicating: connected.descriptor.rawValue), psm: connected.psm,
-                peer: connected.peer, sendMTU: connected.sendMTU, receiveMTU: connected.receiveMTU)
-        } catch let error as L2CAPTransportError {
-            throw BLEError(error)
-        } catch {
-            throw BLEError(.failed, message: "could not keep the channel's socket: \(error)")
-        }
+        do { socket = try transport.finishConnect(descriptor, request) } catch { throw BLEError(error) }
+        attempt.handOver()
         let channel = L2CAPChannel(socket, peripheral: id, options: options, diagnostics: session.diagnostics)
         l2capLinks.follow(channel.core)
         return channel

@@ -21,6 +21,8 @@ final class WatchedSocket: Sendable {
     }
 
     private let watching: PosixMutex<Watch>
+    /// Set when the socket is handed over: then it is not closed once dispatch let go of it.
+    private let handedOver = StopFlag()
 
     init(
         _ descriptor: FileDescriptor, diagnostics: BLEDiagnostics?, onReadable: @escaping @Sendable () -> Void,
@@ -32,9 +34,10 @@ final class WatchedSocket: Sendable {
         let writeSource = DispatchSource.makeWriteSource(fileDescriptor: descriptor.rawValue, queue: queue)
         diagnostics?.socketsOpenedCount.add(1, ordering: .relaxed)
         let remaining = Atomic<Int>(2)
+        let handedOver = self.handedOver
         let release: @Sendable () -> Void = {
             guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-            descriptor.close()
+            if !handedOver.isSet { descriptor.close() }
             diagnostics?.socketsClosedCount.add(1, ordering: .relaxed)
         }
         readSource.setEventHandler(handler: onReadable)
@@ -65,8 +68,10 @@ final class WatchedSocket: Sendable {
         }
     }
 
-    /// Stops watching; the socket closes once dispatch let go of it.
-    func cancel() {
+    /// Stops watching; the socket closes once dispatch let go of it, unless `closing` is false
+    /// (the socket is handed to another owner, which watches it with sources of its own).
+    func cancel(closing: Bool = true) {
+        if !closing { handedOver.set() }
         watching.withLock { state in
             guard !state.cancelled else { return }
             state.cancelled = true

@@ -26,6 +26,8 @@ final class SimulatedL2CAPRegistry: Sendable {
 
     private struct State {
         var ends: [UInt64: SimulatedL2CAPEnd] = [:]
+        /// Who waits for the last channel to close (``closed()``), by id.
+        var closedWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var next: UInt64 = 1
         var listening: [Key: Listening] = [:]
         /// By descriptor number, without the descriptor: an attempt the SDK gives up on
@@ -45,8 +47,36 @@ final class SimulatedL2CAPRegistry: Sendable {
         }
     }
 
+    /// The simulator's end `id` closed (its reader saw the end and stopped: everything it read
+    /// is counted).
     func remove(_ id: UInt64) {
-        state.withLock { _ = $0.ends.removeValue(forKey: id) }
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.ends[id] = nil
+            guard state.ends.isEmpty else { return [] }
+            defer { state.closedWaiters.removeAll() }
+            return Array(state.closedWaiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once no channel is open (at once when none is), or when the task is cancelled.
+    func closed() async {
+        let id = state.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state -> Bool in
+                    if state.ends.isEmpty || Task.isCancelled { return true }
+                    state.closedWaiters[id] = waiter
+                    return false
+                }
+                if done { waiter.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.closedWaiters.removeValue(forKey: id) }?.resume()
+        }
     }
 
     /// Hangs up every channel between `adapter` (any adapter when nil) and `peer`.

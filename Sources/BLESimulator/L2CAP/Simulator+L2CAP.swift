@@ -18,6 +18,13 @@ extension Simulator {
     /// L2CAP channels open now between the simulator and the SDK.
     public var openL2CAPChannels: Int { core.l2cap.openChannels }
 
+    /// Returns once no L2CAP channel to the simulator is open (at once when none is), or when the
+    /// task is cancelled: a closed channel's data has all been read and counted in
+    /// ``statistics`` by then, and a dropped link's channels are gone.
+    public func l2capChannelsClosed() async {
+        await core.l2cap.closed()
+    }
+
     /// The PSMs published now on the adapter with index `adapter` (`hci0` is 0).
     public func publishedL2CAPChannels(adapter: Int = 0) -> [UInt16] {
         guard let address = adapterAddress(adapter) else { return [] }
