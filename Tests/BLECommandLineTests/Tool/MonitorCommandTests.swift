@@ -41,10 +41,14 @@ import Testing
             }
             _ = try await fixture.ble("connect", Self.address)
             try await monitor.waitUntil("a connected device") { output, _ in output.contains("\"Connected\":true") }
-            let objects = monitor.output.split(separator: "\n").compactMap {
+            // One snapshot of the output, its complete lines only: the monitor goes on writing,
+            // and a second read (or a line still being written) would not match the first.
+            let snapshot = monitor.output
+            let lines = snapshot.split(separator: "\n").dropLast(snapshot.hasSuffix("\n") ? 0 : 1)
+            let objects = lines.compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }
-            #expect(objects.count == monitor.output.split(separator: "\n").count, "every line is one object")
+            #expect(objects.count == lines.count, "every line is one object")
             let connected = try #require(
                 objects.first { ($0["properties"] as? [String: Any])?["Connected"] as? Bool == true })
             #expect(connected["event"] as? String == "changed")
