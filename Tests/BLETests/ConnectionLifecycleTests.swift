@@ -460,6 +460,8 @@ struct ConnectionLifecycleTests {
         _ = link.deviceChanged(Self.resolved, daemonPresent: true)
         #expect(!link.needs(.stall(attempt: 1)), "resolved: no second try")
         #expect(link.needs(.deadline(waiter: 1)), "the refresh still counts against it")
+        let unneeded = link.unneeded(among: [.deadline(waiter: 1), .stall(attempt: 1), .settle(call: 9)])
+        #expect(unneeded == [.stall(attempt: 1), .settle(call: 9)], "the shell's sweep asks the same question")
         _ = link.refreshFinished(attempt: 1)
         #expect(!link.needs(.deadline(waiter: 1)))
         _ = link.disconnect(3, "D")

@@ -251,6 +251,30 @@ struct GattOperationQueueTests {
         #expect(after.isEmpty)
     }
 
+    @Test("the newest value is kept with or without subscribers; one subscribing after the last left is first again")
+    func valuesAndSubscribersShareAnEntry() {
+        var machine = Self.connected()
+        #expect(machine.lastValue(heartRate) == nil)
+        let toNobody = machine.plainDelivery(heartRate, Data([1]))
+        #expect(toNobody == [], "no subscriber: kept, handed to none")
+        #expect(machine.lastValue(heartRate) == Data([1]))
+        let first = machine.subscribe(heartRate, id: 1, "S1")
+        let toOne = machine.plainDelivery(heartRate, Data([2]))
+        let left = machine.unsubscribe(heartRate, id: 1)
+        #expect(first && toOne == ["S1"] && left)
+        #expect(!machine.hasSubscribers(heartRate))
+        #expect(machine.lastValue(heartRate) == Data([2]), "the value outlives its subscribers")
+        let firstAgain = machine.subscribe(heartRate, id: 2, "S2")
+        let removed = machine.removeSubscribers(of: heartRate)
+        let removedAgain = machine.removeSubscribers(of: heartRate)
+        let firstAfterRemoval = machine.subscribe(heartRate, id: 3, "S3")
+        #expect(firstAgain && removed == ["S2"] && removedAgain == [] && firstAfterRemoval)
+        machine.notedValue(battery, Data([9]))
+        #expect(machine.lastValue(battery) == Data([9]))
+        #expect(!machine.hasSubscribers(battery), "a noted value subscribes nobody")
+        #expect(machine.lastValue(heartRate) == Data([2]))
+    }
+
     @Test("writes without response go out together, in order, up to the window; other operations wait for them")
     func pipelinedWrites() {
         var machine = Machine(pipelineWindow: 2)

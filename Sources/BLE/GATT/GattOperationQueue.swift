@@ -82,14 +82,26 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     private var held: [(serial: UInt32, value: Data)] = []
     /// Echoes of reads answered before their echo was seen, oldest first, by path.
     private var expectedEchoes: [ObjectPath: [(serial: UInt32, value: Data)]] = [:]
-    /// Notification subscribers by characteristic: their ids and, in the same order, the
-    /// subscribers themselves, kept as the array every delivery hands out (nothing is built
-    /// per value).
-    private var subscribers: [ObjectPath: (ids: [UInt64], targets: [Subscriber])] = [:]
+    /// What is kept per characteristic, in one entry so that a notification looks its path up
+    /// once: the newest value and the subscribers.
+    private var characteristics: [ObjectPath: CharacteristicEntry] = [:]
     /// The earliest wake-up asked for and not yet fired.
     private var armed: Instant?
-    /// The newest value read or notified, per characteristic.
-    private var lastValues: [ObjectPath: Data] = [:]
+
+    private struct CharacteristicEntry {
+        /// The newest value read or notified.
+        var lastValue: Data?
+        /// Notification subscribers: their ids and, in the same order, the subscribers
+        /// themselves, kept as the array every delivery hands out (nothing is built per value).
+        var ids: [UInt64] = []
+        var targets: [Subscriber] = []
+    }
+
+    /// Keeps `value` as the newest of `entry`'s characteristic; returns who it goes to.
+    private static func noting(_ value: Data, in entry: inout CharacteristicEntry) -> [Subscriber] {
+        entry.lastValue = value
+        return entry.targets
+    }
 
     /// The pause before retry `attempt` (1, 2, …) after `InProgress`: 5 ms doubling to 160 ms.
     static func retryPause(attempt: Int) -> Duration { .milliseconds(5 << min(max(attempt - 1, 0), 5)) }
@@ -280,7 +292,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             expectedEchoes[path] = expected.isEmpty ? nil : expected
             if isEcho { return [] }
         }
-        lastValues[path] = value
+        let targets = Self.noting(value, in: &characteristics[path, default: CharacteristicEntry()])
         var actions: [Action] = []
         var retried = false
         for index in inFlight.indices where inFlight[index].path == path && inFlight[index].retryAt != nil {
@@ -293,9 +305,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             held.append((serial, value))
             return []
         }
-        if let targets = subscribers[path]?.targets {
-            actions.append(.deliver(targets, value))
-        }
+        if !targets.isEmpty { actions.append(.deliver(targets, value)) }
         return actions
     }
 
@@ -304,43 +314,51 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     /// retry on it, the value is the last one and goes to these subscribers (none: `[]`).
     /// `nil` otherwise, with nothing changed.
     mutating func plainDelivery(_ path: ObjectPath, _ value: Data) -> [Subscriber]? {
-        guard expectedEchoes[path] == nil, !inFlight.contains(where: { $0.path == path }) else { return nil }
-        lastValues[path] = value
-        return subscribers[path]?.targets ?? []
+        guard expectedEchoes.isEmpty || expectedEchoes[path] == nil, !inFlight.contains(where: { $0.path == path })
+        else { return nil }
+        return Self.noting(value, in: &characteristics[path, default: CharacteristicEntry()])
     }
 
     /// A value the shell learnt outside the `Value` signals: a whole read's reply, an
     /// AcquireNotify datagram.
-    mutating func notedValue(_ path: ObjectPath, _ value: Data) { lastValues[path] = value }
+    mutating func notedValue(_ path: ObjectPath, _ value: Data) {
+        characteristics[path, default: CharacteristicEntry()].lastValue = value
+    }
 
     /// The newest value read or notified of the characteristic at `path`, if any.
-    func lastValue(_ path: ObjectPath) -> Data? { lastValues[path] }
+    func lastValue(_ path: ObjectPath) -> Data? { characteristics[path]?.lastValue }
 
     /// Adds a notification subscriber; returns whether it is the first on `path`.
     @discardableResult
     mutating func subscribe(_ path: ObjectPath, id: UInt64, _ subscriber: Subscriber) -> Bool {
-        let first = subscribers[path] == nil
-        subscribers[path, default: ([], [])].ids.append(id)
-        subscribers[path]?.targets.append(subscriber)
+        let first = !hasSubscribers(path)
+        Self.add(id, subscriber, to: &characteristics[path, default: CharacteristicEntry()])
         return first
+    }
+
+    private static func add(_ id: UInt64, _ subscriber: Subscriber, to entry: inout CharacteristicEntry) {
+        entry.ids.append(id)
+        entry.targets.append(subscriber)
     }
 
     /// Removes a subscriber; returns whether it was there.
     mutating func unsubscribe(_ path: ObjectPath, id: UInt64) -> Bool {
-        guard var listeners = subscribers[path], let index = listeners.ids.firstIndex(of: id) else { return false }
-        listeners.ids.remove(at: index)
-        listeners.targets.remove(at: index)
-        subscribers[path] = listeners.ids.isEmpty ? nil : listeners
+        guard let index = characteristics[path]?.ids.firstIndex(of: id) else { return false }
+        characteristics[path]?.ids.remove(at: index)
+        characteristics[path]?.targets.remove(at: index)
         return true
     }
 
     /// Removes and returns every subscriber of `path` (its characteristic is gone).
     mutating func removeSubscribers(of path: ObjectPath) -> [Subscriber] {
-        subscribers.removeValue(forKey: path)?.targets ?? []
+        guard let targets = characteristics[path]?.targets else { return [] }
+        characteristics[path]?.ids = []
+        characteristics[path]?.targets = []
+        return targets
     }
 
     /// Whether `path` has subscribers.
-    func hasSubscribers(_ path: ObjectPath) -> Bool { subscribers[path] != nil }
+    func hasSubscribers(_ path: ObjectPath) -> Bool { !(characteristics[path]?.ids.isEmpty ?? true) }
 
     // MARK: Helpers
 
@@ -381,7 +399,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     private mutating func deliverHeld(_ path: ObjectPath, into actions: inout [Action]) {
         let values = held
         held.removeAll(keepingCapacity: true)
-        guard let targets = subscribers[path]?.targets else { return }
+        guard let targets = characteristics[path]?.targets, !targets.isEmpty else { return }
         for entry in values { actions.append(.deliver(targets, entry.value)) }
     }
 

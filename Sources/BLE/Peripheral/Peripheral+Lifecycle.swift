@@ -159,9 +159,10 @@ extension Peripheral {
         actions.reverse()
         while let action = actions.popLast() { perform(action) }
         // A connect that ended leaves its deadline set for up to its whole timeout otherwise.
-        for (timer, id) in linkTimers where !lifecycle.needs(timer) {
-            linkTimers[timer] = nil
-            session.connection.cancelScheduled(id)
+        if !linkTimers.isEmpty {
+            for timer in lifecycle.unneeded(among: linkTimers.keys) {
+                if let id = linkTimers.removeValue(forKey: timer) { session.connection.cancelScheduled(id) }
+            }
         }
         guard outermost else { return }
         while !deferredEntries.isEmpty {

@@ -119,7 +119,9 @@ extension IOLoop {
         // error message (libdbus builds it in advance so that a timeout cannot run out of
         // memory), all for bookkeeping the loop does anyway.
         var serial: UInt32 = 0
-        guard dbus_connection_send(connection, raw, &serial) != 0, serial != 0 else {
+        let sent = dbus_connection_send(connection, raw, &serial)
+        incomingMayWait = true
+        guard sent != 0, serial != 0 else {
             finishCall(call.id, .failure(DBusError(.limitExceeded, message: "out of memory sending a call")))
             return
         }

@@ -38,6 +38,12 @@ final class IOLoop {
     @exclusivity(unchecked) private var wanted: [(fd: Int32, events: Int16)] = []
     @exclusivity(unchecked) private var readiness = ReadinessSet()
     @exclusivity(unchecked) private var readinessStale = true
+    /// Whether libdbus may hold an incoming message the loop has not popped. Only its reads
+    /// (a watch handled), its timeouts, a send (a write that fails queues `Disconnected`) and
+    /// opening or closing queue one; the loop pops until none is left. A turn woken for
+    /// something else (a socket it reads for a user, a job, a timer) then skips the pop, whose
+    /// empty answer costs the connection's lock and a look into its loader every time.
+    @exclusivity(unchecked) var incomingMayWait = true
     @exclusivity(unchecked) private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
     /// Other fds the loop reads for its users (``Connection/addReader(_:onReadable:)``), with
     /// what to call when each is readable.
@@ -135,6 +141,7 @@ final class IOLoop {
         guard let raw else { return .failure(Self.connectError(error, bus)) }
         dbus_connection_set_exit_on_disconnect(raw, 0)
         connection = raw
+        incomingMayWait = true
         guard let name = dbus_bus_get_unique_name(raw) else {
             shutdownConnection()
             return .failure(DBusError(.connectionFailed, message: "the bus gave no unique name"))
@@ -250,7 +257,8 @@ final class IOLoop {
     }
 
     private func dispatchIncoming() {
-        guard let connection, !closed else { return }
+        guard let connection, !closed, incomingMayWait else { return }
+        incomingMayWait = false
         // Popped and handed out here, not through dbus_connection_dispatch, which per message
         // copies its list of filters (a link allocated under a global lock for each), looks
         // for a pending call and, for a signal nobody claims, splits its path for an object
@@ -320,7 +328,10 @@ final class IOLoop {
                     continue
                 }
                 let wanted = dbus_watch_get_flags(watch) | cdbus_watch_error | cdbus_watch_hangup
-                if flags & wanted != 0 { dbus_watch_handle(watch, flags & wanted) }
+                if flags & wanted != 0 {
+                    dbus_watch_handle(watch, flags & wanted)
+                    incomingMayWait = true
+                }
             }
         }
     }
@@ -336,6 +347,7 @@ final class IOLoop {
             let interval = UInt64(max(0, dbus_timeout_get_interval(entry.timeout)))
             timeouts[key]?.deadline = now + interval * 1_000_000
             dbus_timeout_handle(entry.timeout)
+            incomingMayWait = true
         }
     }
 
@@ -453,6 +465,7 @@ final class IOLoop {
     func sendRaw(_ raw: OpaquePointer) {
         guard let connection, !closed else { return }
         dbus_connection_send(connection, raw, nil)
+        incomingMayWait = true
     }
 
     /// Encodes and sends a message that expects no reply (signals, replies, no-reply calls);

@@ -6,6 +6,11 @@
 /// several hundred instructions for a path like
 /// `/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010/char0011`, and the mirror and the signal
 /// routes look paths up on every signal.
+///
+/// `Set` and `Dictionary` ask a key for `_rawHashValue(seed:)`, which by default runs a whole
+/// `Hasher` (seeding, one word, finalisation: about as much again as the digest) per lookup.
+/// The names answer it with the digest mixed with the table's seed instead; `hash(into:)`
+/// stays for names hashed as part of other values.
 enum NameHashing {
     /// A 64-bit digest of `text`'s bytes, mixed a word at a time, with its length.
     static func digest(_ text: String) -> UInt64 {
@@ -36,24 +41,44 @@ enum NameHashing {
         state = (state ^ tail) &* multiplier
         return state ^ (state >> 32)
     }
+
+    /// `digest` mixed with a table's per-instance seed, its high bits folded into the low ones
+    /// that pick a bucket.
+    static func rawHash(_ digest: UInt64, seed: Int) -> Int {
+        var state = (digest ^ UInt64(truncatingIfNeeded: seed)) &* 0x9E37_79B9_7F4A_7C15
+        state ^= state >> 32
+        return Int(truncatingIfNeeded: state)
+    }
 }
 
 extension ObjectPath {
     /// Hashes the path's bytes as one word (see ``NameHashing``).
     public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }
+
+    /// What `Set` and `Dictionary` hash with: the path's digest and their seed, no `Hasher`.
+    public func _rawHashValue(seed: Int) -> Int { NameHashing.rawHash(NameHashing.digest(rawValue), seed: seed) }
 }
 
 extension InterfaceName {
     /// Hashes the name's bytes as one word (see ``NameHashing``).
     public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }
+
+    /// What `Set` and `Dictionary` hash with: the name's digest and their seed, no `Hasher`.
+    public func _rawHashValue(seed: Int) -> Int { NameHashing.rawHash(NameHashing.digest(rawValue), seed: seed) }
 }
 
 extension MemberName {
     /// Hashes the name's bytes as one word (see ``NameHashing``).
     public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }
+
+    /// What `Set` and `Dictionary` hash with: the name's digest and their seed, no `Hasher`.
+    public func _rawHashValue(seed: Int) -> Int { NameHashing.rawHash(NameHashing.digest(rawValue), seed: seed) }
 }
 
 extension BusName {
     /// Hashes the name's bytes as one word (see ``NameHashing``).
     public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }
+
+    /// What `Set` and `Dictionary` hash with: the name's digest and their seed, no `Hasher`.
+    public func _rawHashValue(seed: Int) -> Int { NameHashing.rawHash(NameHashing.digest(rawValue), seed: seed) }
 }

@@ -35,6 +35,27 @@ import Testing
         #expect(NameHashing.digest("") != NameHashing.digest("\0"), "the length is part of the digest")
     }
 
+    @Test("a table's hash of a name is its digest mixed with the table's seed")
+    func rawHashFollowsTheSeed() throws {
+        let path = try ObjectPath("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010/char0011")
+        let same = try ObjectPath("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010/" + "char0011")
+        for seed in [0, 1, -1, 0x5EED, Int.max] {
+            #expect(path._rawHashValue(seed: seed) == same._rawHashValue(seed: seed))
+        }
+        #expect(path._rawHashValue(seed: 1) != path._rawHashValue(seed: 2), "tables with other seeds order apart")
+        #expect(path.hashValue == path._rawHashValue(seed: 0))
+        let interface = try InterfaceName("org.bluez.Device1")
+        let member = try MemberName("PropertiesChanged")
+        let bus = try BusName(":1.7")
+        func expected(_ text: String) -> Int { NameHashing.rawHash(NameHashing.digest(text), seed: 3) }
+        #expect(interface._rawHashValue(seed: 3) == expected("org.bluez.Device1"))
+        #expect(member._rawHashValue(seed: 3) == expected("PropertiesChanged"))
+        #expect(bus._rawHashValue(seed: 3) == expected(":1.7"))
+        // Low bits pick the bucket: names a byte apart must not share them all.
+        let buckets = Set((0..<64).map { NameHashing.rawHash(NameHashing.digest("/dev_\($0)"), seed: 7) & 63 })
+        #expect(buckets.count > 32)
+    }
+
     @Test("a dictionary of ten thousand device paths finds each one, and no other")
     func manyPaths() throws {
         var index: [ObjectPath: Int] = [:]
