@@ -9,8 +9,8 @@ struct ConnectionLifecycleTests {
     typealias Lifecycle = ConnectionLifecycle<String>
     typealias Device = Lifecycle.Device
 
-    static let t0 = ContinuousClock.now
-    static func at(_ offset: Duration) -> ContinuousClock.Instant { t0 + offset }
+    static let t0 = MachineInstant.now
+    static func at(_ offset: Duration) -> MachineInstant { t0 + offset }
 
     static let absent = Device(present: false)
     static let down = Device()
@@ -18,7 +18,7 @@ struct ConnectionLifecycleTests {
     static let resolved = Device(connected: true, resolved: true)
     static let backoff = ReconnectPolicy.exponentialBackoff(maximumAttempts: 2)
 
-    static func time(_ instant: ContinuousClock.Instant) -> String {
+    static func time(_ instant: MachineInstant) -> String {
         let offset = instant - t0
         return offset.components.attoseconds == 0 ? "\(offset.components.seconds)s" : "\(offset)"
     }

@@ -10,7 +10,7 @@ import Testing
 struct GattOperationQueueTests {
     typealias Machine = GattOperationQueue<String, String, String, String>
 
-    static let t0 = ContinuousClock.now
+    static let t0 = MachineInstant.now
     let heartRate: ObjectPath
     let battery: ObjectPath
 
@@ -19,7 +19,7 @@ struct GattOperationQueueTests {
         battery = try ObjectPath("/org/bluez/hci0/dev_AA/service0020/char0021")
     }
 
-    static func at(_ milliseconds: Int) -> ContinuousClock.Instant { t0 + .milliseconds(milliseconds) }
+    static func at(_ milliseconds: Int) -> MachineInstant { t0 + .milliseconds(milliseconds) }
 
     /// A readable form of the actions, for exact comparisons.
     static func describe(_ actions: [Machine.Action]) -> [String] {

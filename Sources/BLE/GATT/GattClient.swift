@@ -76,7 +76,7 @@ final class GattClient: GattValueSink, Sendable {
     /// Runs `call` in its turn, within `timeout` counted from now; ends on the reply, an error,
     /// the deadline, link loss or task cancellation, whichever comes first.
     nonisolated(nonsending) func perform(_ call: GattCall, timeout: Duration) async throws(BLEError) -> DBusMessage {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = MachineInstant.now + timeout
         let id = machine.withLock { $0.reserve() }
         session.diagnostics.operationWillSuspend()
         // The continuation is unchecked: the machine resumes each waiter exactly once (it
@@ -176,7 +176,7 @@ final class GattClient: GattValueSink, Sendable {
         }
     }
 
-    private func send(_ id: UInt64, _ call: GattCall, deadline: ContinuousClock.Instant) {
+    private func send(_ id: UInt64, _ call: GattCall, deadline: MachineInstant) {
         session.startCall(
             call.path, call.interface, call.member, call.arguments, timeout: deadline - .now
         ) { [self] result in

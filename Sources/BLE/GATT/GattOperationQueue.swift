@@ -30,7 +30,7 @@ import Foundation
 /// `Waiter` (a suspended caller), `Subscriber` (a notification iteration), `Request` (a call
 /// to build) and `Reply`.
 struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
-    typealias Instant = ContinuousClock.Instant
+    typealias Instant = MachineInstant
 
     /// What the shell must do, in order.
     enum Action {
@@ -148,9 +148,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     /// flight leaves room in the window. Otherwise such a write waits in the queue, its caller
     /// suspended (cancellable, within its deadline), rather than piling up at bluetoothd.
     var acceptsWriteWithoutResponse: Bool {
-        linkUp && queue.isEmpty
-            && (inFlight.isEmpty
-                || (inFlight.count < pipelineWindow && inFlight.allSatisfy { $0.pipelined && $0.retryAt == nil }))
+        linkUp && queue.isEmpty && (inFlight.isEmpty || pipelineOpen)
     }
 
     /// ``acceptsWriteWithoutResponse`` when it changed since this last returned it, else nil:
@@ -187,7 +185,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         let operation = Operation(
             id: id, request: request, readPath: isRead ? path : nil, path: path, deadline: deadline, waiter: waiter,
             pipelined: pipelined && !isRead)
-        guard queue.isEmpty, mayStart(operation) else {
+        guard queue.isEmpty, mayStart(pipelined: operation.pipelined) else {
             queue.append(operation)
             return wakeIfNeeded()
         }
@@ -199,18 +197,16 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     mutating func finished(
         _ id: UInt64, _ result: Result<Reply, BLEError>, echo: (value: Data, serial: UInt32)?, now: Instant
     ) -> [Action] {
-        guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }
-        var operation = inFlight[index]
-        if case .failure(let error) = result, error.code == .inProgress, operation.waiter != nil {
-            operation.attempts += 1
-            let retryAt = now + Self.retryPause(attempt: operation.attempts)
-            if retryAt < operation.deadline {
-                operation.retryAt = retryAt
-                inFlight[index] = operation
+        guard let index = Self.index(of: id, in: inFlight) else { return [] }
+        if case .failure(let error) = result, error.code == .inProgress, inFlight[index].waiter != nil {
+            inFlight[index].attempts += 1
+            let retryAt = now + Self.retryPause(attempt: inFlight[index].attempts)
+            if retryAt < inFlight[index].deadline {
+                inFlight[index].retryAt = retryAt
                 return wakeIfNeeded()
             }
         }
-        inFlight.remove(at: index)
+        let operation = inFlight.remove(at: index)
         var actions: [Action] = []
         if let path = operation.readPath {
             if case .success = result, let echo {
@@ -236,11 +232,11 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             reserved[id] = true
             return []
         }
-        if let index = queue.firstIndex(where: { $0.id == id }) {
+        if let index = Self.index(of: id, in: queue) {
             let operation = queue.remove(at: index)
             return operation.waiter.map { [.resume($0, .failure(.cancelledByTask))] } ?? []
         }
-        guard let index = inFlight.firstIndex(where: { $0.id == id }), let waiter = inFlight[index].waiter else {
+        guard let index = Self.index(of: id, in: inFlight), let waiter = inFlight[index].waiter else {
             return []
         }
         var actions: [Action] = [.resume(waiter, .failure(.cancelledByTask))]
@@ -301,7 +297,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             actions.append(.send(id: inFlight[index].id, inFlight[index].request, deadline: inFlight[index].deadline))
             retried = true
         }
-        if !retried, inFlight.first?.readPath == path {
+        if !retried, !inFlight.isEmpty, inFlight[0].readPath == path {
             held.append((serial, value))
             return []
         }
@@ -314,7 +310,8 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     /// retry on it, the value is the last one and goes to these subscribers (none: `[]`).
     /// `nil` otherwise, with nothing changed.
     mutating func plainDelivery(_ path: ObjectPath, _ value: Data) -> [Subscriber]? {
-        guard expectedEchoes.isEmpty || expectedEchoes[path] == nil, !inFlight.contains(where: { $0.path == path })
+        guard expectedEchoes.isEmpty || expectedEchoes[path] == nil,
+            !inFlight.indices.contains(where: { inFlight[$0].path == path })
         else { return nil }
         return Self.noting(value, in: &characteristics[path, default: CharacteristicEntry()])
     }
@@ -361,37 +358,52 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     func hasSubscribers(_ path: ObjectPath) -> Bool { !(characteristics[path]?.ids.isEmpty ?? true) }
 
     // MARK: Helpers
+    //
+    // Operations are looked at in place (`inFlight[index].field`), never copied out to be
+    // asked something: each copy retains what the operation holds, and with a full window of
+    // writes without response a question about all of them per write cost more than the rest
+    // of the write's bookkeeping.
 
-    /// Whether `operation` may be sent now, beside what is in flight.
-    private func mayStart(_ operation: Operation) -> Bool {
-        if inFlight.isEmpty { return true }
-        return operation.pipelined && inFlight.count < pipelineWindow
-            && inFlight.allSatisfy { $0.pipelined && $0.retryAt == nil }
+    /// Where operation `id` is in `operations`.
+    private static func index(of id: UInt64, in operations: [Operation]) -> Int? {
+        operations.indices.first { operations[$0].id == id }
     }
 
-    private mutating func start(_ operation: Operation) -> [Action] {
-        inFlight.append(operation)
+    /// Whether a write without response may go out beside those in flight: the window has room
+    /// and every one in flight is a write without response that was sent (none waits to retry).
+    private var pipelineOpen: Bool {
+        inFlight.count < pipelineWindow
+            && !inFlight.indices.contains { !inFlight[$0].pipelined || inFlight[$0].retryAt != nil }
+    }
+
+    /// Whether an operation (a write without response: `pipelined`) may be sent now.
+    private func mayStart(pipelined: Bool) -> Bool {
+        inFlight.isEmpty || (pipelined && pipelineOpen)
+    }
+
+    private mutating func start(_ operation: consuming Operation) -> [Action] {
         if operation.readPath != nil { held.removeAll(keepingCapacity: true) }
-        return [.send(id: operation.id, operation.request, deadline: operation.deadline)]
+        let send = Action.send(id: operation.id, operation.request, deadline: operation.deadline)
+        inFlight.append(operation)
+        return [send]
     }
 
     /// Starts queued operations in order while they may go (one, or consecutive writes without
     /// response up to the window); those past their deadline fail.
     private mutating func startNext(now: Instant) -> [Action] {
         var actions: [Action] = []
-        while let operation = queue.first {
-            guard let waiter = operation.waiter else {
+        while !queue.isEmpty {
+            guard let waiter = queue[0].waiter else {
                 queue.removeFirst()
                 continue
             }
-            if operation.deadline <= now {
-                queue.removeFirst()
-                actions.append(.resume(waiter, .failure(Self.timeout(operation.request))))
+            if queue[0].deadline <= now {
+                let expired = queue.removeFirst()
+                actions.append(.resume(waiter, .failure(Self.timeout(expired.request))))
                 continue
             }
-            guard mayStart(operation) else { break }
-            queue.removeFirst()
-            actions += start(operation)
+            guard mayStart(pipelined: queue[0].pipelined) else { break }
+            actions += start(queue.removeFirst())
         }
         return actions
     }
@@ -406,8 +418,13 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     /// Asks for a wake-up at the nearest retry or queued deadline, unless one at least as
     /// early is already asked for.
     private mutating func wakeIfNeeded() -> [Action] {
-        var nearest = inFlight.lazy.compactMap(\.retryAt).min()
-        for operation in queue where nearest.map({ operation.deadline < $0 }) ?? true { nearest = operation.deadline }
+        var nearest: Instant?
+        for index in inFlight.indices {
+            if let retryAt = inFlight[index].retryAt, nearest.map({ retryAt < $0 }) ?? true { nearest = retryAt }
+        }
+        for index in queue.indices where nearest.map({ queue[index].deadline < $0 }) ?? true {
+            nearest = queue[index].deadline
+        }
         guard let nearest, armed.map({ nearest < $0 }) ?? true else { return [] }
         armed = nearest
         return [.wake(at: nearest)]

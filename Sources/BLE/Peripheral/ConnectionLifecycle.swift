@@ -26,7 +26,7 @@
 ///
 /// `Waiter` is what the shell resumes; ids tell waiters apart for cancellation.
 struct ConnectionLifecycle<Waiter> {
-    typealias Instant = ContinuousClock.Instant
+    typealias Instant = MachineInstant
 
     /// What the mirror says of the device, read by the shell when it reports an event.
     struct Device: Equatable, Sendable {

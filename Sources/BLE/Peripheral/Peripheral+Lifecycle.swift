@@ -287,7 +287,7 @@ extension Peripheral {
     /// device) runs until it is answered: stopping discovery first would let bluetoothd drop
     /// the device it just created.
     private nonisolated func sendConnect(
-        _ call: UInt64, deadline: ContinuousClock.Instant, holding scan: ScanHandle?
+        _ call: UInt64, deadline: MachineInstant, holding scan: ScanHandle?
     ) {
         session.startCall(
             devicePath, BlueZInterface.device1, BlueZMethod.connect, [], timeout: deadline - .now
