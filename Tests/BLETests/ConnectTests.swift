@@ -76,6 +76,35 @@ struct ConnectTests {
         }
     }
 
+    @Test("the targeted scan that found a peripheral runs until its Connect is answered")
+    func targetedScanOutlastsTheConnect() async throws {
+        var beacon = TestPeripherals.advertiser("D1:00:00:00:00:43", name: "Beacon")
+        beacon.connectable = false
+        try await SimulatorFixture.run(peripherals: [beacon]) { fixture in
+            let central = try await fixture.poweredCentral()
+            let monitor = try BusMonitor(bus: .address(fixture.bus.address))
+            defer { monitor.stop() }
+            _ = await bleError {
+                try await central.connect(try PeripheralID(address: "D1:00:00:00:00:43"), timeout: .seconds(10))
+            }
+            try await eventually("the targeted scan stops once the connect is over") {
+                monitor.messages.contains { $0.kind == .methodCall && $0.member?.rawValue == "StopDiscovery" }
+            }
+            let seen = monitor.messages
+            func call(_ member: String) -> Int? {
+                seen.firstIndex { $0.kind == .methodCall && $0.member?.rawValue == member }
+            }
+            let connect = try #require(call("Connect"))
+            let serial = seen[connect].serial
+            let answer = try #require(seen.firstIndex { $0.kind != .methodCall && $0.replySerial == serial })
+            let stop = try #require(call("StopDiscovery"))
+            // Stopped earlier, bluetoothd drops the device it just created (a non-connectable
+            // one at once) and the connect fails with notFound instead of bluetoothd's error.
+            #expect(answer < stop, "StopDiscovery only after the Connect was answered")
+            await central.close()
+        }
+    }
+
     @Test("a Connect slower than the deadline times out and is cancelled with Disconnect")
     func timeout() async throws {
         try await SimulatorFixture.run { fixture in

@@ -38,7 +38,8 @@ public struct ScanSequence: AsyncSequence, Sendable {
         // The scan may already have ended (it fails at once on an adapter that is off): the
         // termination then runs here, at once.
         central.session.diagnostics.track(buffer) { task.cancel() }
-        return Iterator(consumer: EventConsumer(buffer), handle: ScanHandle(task: task))
+        let consumer = EventConsumer(buffer)
+        return Iterator(consumer: consumer, handle: ScanHandle(task: task, consumer: consumer))
     }
 
     /// Yields discoveries; throws once, then ends.
@@ -60,10 +61,23 @@ public struct ScanSequence: AsyncSequence, Sendable {
     }
 }
 
-/// Cancels the scan's task when the last iterator copy goes away.
+/// Keeps a scan running while held: the iterator's copies hold it, and so does a connect that
+/// found its device with a targeted scan, until its `Connect` is answered. The scan's task is
+/// cancelled when the last holder goes.
+///
+/// It holds the consuming end too: a connect keeps the handle alone (it has stopped reading
+/// the discoveries), and the consumer leaving would end the buffer and with it the scan: the
+/// discovery stopped before the `Connect` went out, and bluetoothd dropped the device it had
+/// just created (a non-connectable one at once), failing the connect with `notFound`.
 final class ScanHandle: Sendable {
     let task: Task<Void, Never>
-    init(task: Task<Void, Never>) { self.task = task }
+    private let consumer: EventConsumer<Result<Discovery, BLEError>>
+
+    init(task: Task<Void, Never>, consumer: EventConsumer<Result<Discovery, BLEError>>) {
+        self.task = task
+        self.consumer = consumer
+    }
+
     deinit { task.cancel() }
 }
 
