@@ -60,11 +60,16 @@ struct ConnectTests {
         }
     }
 
+    /// A beacon that advertises and does not accept connections.
+    static func nonConnectable(_ address: String) -> VirtualPeripheral {
+        var beacon = TestPeripherals.advertiser(address, name: "Beacon")
+        beacon.connectable = false
+        return beacon
+    }
+
     @Test("a peripheral that does not accept connections fails with connectionFailed")
     func notConnectable() async throws {
-        var beacon = TestPeripherals.advertiser("D1:00:00:00:00:42", name: "Beacon")
-        beacon.connectable = false
-        try await SimulatorFixture.run(peripherals: [beacon]) { fixture in
+        try await SimulatorFixture.run(peripherals: [Self.nonConnectable("D1:00:00:00:00:42")]) { fixture in
             let central = try await fixture.poweredCentral()
             let error = await bleError {
                 try await central.connect(try PeripheralID(address: "D1:00:00:00:00:42"), timeout: .seconds(10))
@@ -78,9 +83,7 @@ struct ConnectTests {
 
     @Test("the targeted scan that found a peripheral runs until its Connect is answered")
     func targetedScanOutlastsTheConnect() async throws {
-        var beacon = TestPeripherals.advertiser("D1:00:00:00:00:43", name: "Beacon")
-        beacon.connectable = false
-        try await SimulatorFixture.run(peripherals: [beacon]) { fixture in
+        try await SimulatorFixture.run(peripherals: [Self.nonConnectable("D1:00:00:00:00:43")]) { fixture in
             let central = try await fixture.poweredCentral()
             let monitor = try BusMonitor(bus: .address(fixture.bus.address))
             defer { monitor.stop() }
