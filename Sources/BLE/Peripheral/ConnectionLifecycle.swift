@@ -149,19 +149,6 @@ struct ConnectionLifecycle<Waiter> {
 
     /// Whether `timer` still matters: the shell forgets the wake-ups that no longer do.
     func needs(_ timer: Timer) -> Bool {
-        doesNeed(timer)
-    }
-
-    /// The wake-ups among `timers` that no longer matter.
-    ///
-    /// `mutating` although it changes nothing: called on the machine the shell stores, it
-    /// reads it in place, where a query copies the whole machine first (its attempt, its
-    /// waiters) — once per timer per run of actions, several times per connection.
-    mutating func unneeded<Timers: Sequence<Timer>>(among timers: Timers) -> [Timer] {
-        timers.filter { !doesNeed($0) }
-    }
-
-    private func doesNeed(_ timer: Timer) -> Bool {
         switch timer {
         case .deadline(let waiter):
             return attempt?.waiters.contains { $0.id == waiter } ?? false
@@ -172,6 +159,15 @@ struct ConnectionLifecycle<Waiter> {
         case .settle(let call):
             return disconnecting.map { $0.call == call && $0.answered } ?? false
         }
+    }
+
+    /// The wake-ups among `timers` that no longer matter.
+    ///
+    /// `mutating` although it changes nothing: called on the machine the shell stores, it
+    /// reads it in place, where a query copies the whole machine first (its attempt, its
+    /// waiters) — once per timer per run of actions, several times per connection.
+    mutating func unneeded<Timers: Sequence<Timer>>(among timers: Timers) -> [Timer] {
+        timers.filter { !needs($0) }
     }
 
     private mutating func makeID() -> UInt64 {

@@ -38,24 +38,22 @@ public struct ScanSequence: AsyncSequence, Sendable {
         // The scan may already have ended (it fails at once on an adapter that is off): the
         // termination then runs here, at once.
         central.session.diagnostics.track(buffer) { task.cancel() }
-        let consumer = EventConsumer(buffer)
-        return Iterator(consumer: consumer, handle: ScanHandle(task: task, consumer: consumer))
+        return Iterator(handle: ScanHandle(task: task, consumer: EventConsumer(buffer)))
     }
 
     /// Yields discoveries; throws once, then ends.
     public struct Iterator: AsyncIteratorProtocol {
-        let consumer: EventConsumer<Result<Discovery, BLEError>>
         let handle: ScanHandle
 
         /// The next discovery, `nil` when the scan ended (task cancelled).
         public mutating func next() async throws(BLEError) -> Discovery? {
-            guard let result = await consumer.buffer.next() else { return nil }
+            guard let result = await handle.consumer.buffer.next() else { return nil }
             return try result.get()
         }
 
         /// The next discovery, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(BLEError) -> Discovery? {
-            guard let result = await consumer.buffer.next() else { return nil }
+            guard let result = await handle.consumer.buffer.next() else { return nil }
             return try result.get()
         }
     }
@@ -65,13 +63,15 @@ public struct ScanSequence: AsyncSequence, Sendable {
 /// found its device with a targeted scan, until its `Connect` is answered. The scan's task is
 /// cancelled when the last holder goes.
 ///
-/// It holds the consuming end too: a connect keeps the handle alone (it has stopped reading
-/// the discoveries), and the consumer leaving would end the buffer and with it the scan: the
-/// discovery stopped before the `Connect` went out, and bluetoothd dropped the device it had
-/// just created (a non-connectable one at once), failing the connect with `notFound`.
+/// It holds the consuming end (the iterator reads through it): a connect keeps the handle
+/// alone, having stopped reading the discoveries, and the consumer leaving would end the
+/// buffer and with it the scan: the discovery stopped before the `Connect` went out, and
+/// bluetoothd dropped the device it had just created (a non-connectable one at once),
+/// failing the connect with `notFound`.
 final class ScanHandle: Sendable {
     let task: Task<Void, Never>
-    private let consumer: EventConsumer<Result<Discovery, BLEError>>
+    /// The consuming end of the scan's buffer.
+    let consumer: EventConsumer<Result<Discovery, BLEError>>
 
     init(task: Task<Void, Never>, consumer: EventConsumer<Result<Discovery, BLEError>>) {
         self.task = task

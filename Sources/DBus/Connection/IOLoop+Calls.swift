@@ -99,7 +99,7 @@ extension IOLoop {
     }
 
     private func send(_ call: OutgoingCall) {
-        guard let connection else { return }
+        guard connection != nil else { return }
         let millis = MonotonicClock.millisecondsUntil(call.deadline)
         if millis <= 0 {
             finishCall(call.id, .failure(Self.timeoutError(call.message)))
@@ -119,9 +119,7 @@ extension IOLoop {
         // error message (libdbus builds it in advance so that a timeout cannot run out of
         // memory), all for bookkeeping the loop does anyway.
         var serial: UInt32 = 0
-        let sent = dbus_connection_send(connection, raw, &serial)
-        incomingMayWait = true
-        guard sent != 0, serial != 0 else {
+        guard queueForSending(raw, serial: &serial), serial != 0 else {
             finishCall(call.id, .failure(DBusError(.limitExceeded, message: "out of memory sending a call")))
             return
         }

@@ -38,12 +38,14 @@ final class IOLoop {
     @exclusivity(unchecked) private var wanted: [(fd: Int32, events: Int16)] = []
     @exclusivity(unchecked) private var readiness = ReadinessSet()
     @exclusivity(unchecked) private var readinessStale = true
-    /// Whether libdbus may hold an incoming message the loop has not popped. Only its reads
-    /// (a watch handled), its timeouts, a send (a write that fails queues `Disconnected`) and
-    /// opening or closing queue one; the loop pops until none is left. A turn woken for
-    /// something else (a socket it reads for a user, a job, a timer) then skips the pop, whose
-    /// empty answer costs the connection's lock and a look into its loader every time.
-    @exclusivity(unchecked) var incomingMayWait = true
+    /// Whether libdbus may hold an incoming message the loop has not popped. Only opening the
+    /// connection, its reads (a watch handled), its timeouts and a send
+    /// (``queueForSending(_:serial:)``: a write that fails queues `Disconnected`) queue one; the
+    /// loop pops until none is left.
+    /// A turn woken for something else (a socket it reads for a user, a job, a timer) then
+    /// skips the pop, whose empty answer costs the connection's lock and a look into its
+    /// loader every time.
+    @exclusivity(unchecked) private var incomingMayWait = true
     @exclusivity(unchecked) private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
     /// Other fds the loop reads for its users (``Connection/addReader(_:onReadable:)``), with
     /// what to call when each is readable.
@@ -463,9 +465,16 @@ final class IOLoop {
 
     /// Sends an already-encoded message without waiting for anything.
     func sendRaw(_ raw: OpaquePointer) {
-        guard let connection, !closed else { return }
-        dbus_connection_send(connection, raw, nil)
+        guard !closed else { return }
+        _ = queueForSending(raw, serial: nil)
+    }
+
+    /// Hands `raw` to libdbus, which writes what the socket takes now; false when it could not
+    /// queue it (out of memory). Every send goes through here: see ``incomingMayWait``.
+    func queueForSending(_ raw: OpaquePointer, serial: UnsafeMutablePointer<UInt32>?) -> Bool {
+        guard let connection else { return false }
         incomingMayWait = true
+        return dbus_connection_send(connection, raw, serial) != 0
     }
 
     /// Encodes and sends a message that expects no reply (signals, replies, no-reply calls);
