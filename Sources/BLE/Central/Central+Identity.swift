@@ -10,7 +10,7 @@ extension Central {
     /// made), else by name.
     func isOnThisAdapter(_ id: PeripheralID) -> Bool {
         let adapter = adapterIdentity
-        return id.isOnAdapter(name: adapter.name, address: adapter.address?.description)
+        return id.isOnAdapter(name: adapter.name, address: adapter.addressText)
     }
 
     /// Throws ``BLEError/Code/invalidArguments`` unless `id` names this central's adapter.

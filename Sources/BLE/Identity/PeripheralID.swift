@@ -75,9 +75,10 @@ public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStrin
 
     /// The ID of a device BlueZ reports, on the adapter `adapter` names.
     init(adapter: AdapterIdentity, address: BluetoothAddress, type: BlueZ.AddressType?) {
-        self.init(
-            adapter: adapter.name, adapterAddress: adapter.address, bluetoothAddress: address,
-            addressType: type.flatMap { AddressType(rawValue: $0.rawValue) })
+        self.adapter = adapter.name
+        self.adapterAddress = adapter.addressText
+        self.address = address.description
+        self.addressType = type.flatMap { AddressType(rawValue: $0.rawValue) }
     }
 
     /// `hci0/AA:BB:CC:DD:EE:FF`
@@ -149,6 +150,14 @@ public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStrin
 
 /// The adapter a manager follows: its name and, while bluetoothd reports it, its address.
 struct AdapterIdentity: Sendable, Hashable {
-    var name: String
-    var address: BluetoothAddress?
+    let name: String
+    let address: BluetoothAddress?
+    /// `address` as an ID writes it, formatted once: every discovery a scan reports names it.
+    let addressText: String?
+
+    init(name: String, address: BluetoothAddress?) {
+        self.name = name
+        self.address = address
+        addressText = address?.description
+    }
 }

@@ -39,17 +39,51 @@ public struct DeviceAdvertisement: Sendable, Hashable {
     ///   type than `Device1` gives it, or `Address` or `UUIDs` is missing.
     public init(properties: [String: DBusValue]) throws(DBusError) {
         typealias Key = DeviceProperties.Key
-        let reader = PropertyReader(BlueZInterface.device1, properties)
-        address = try reader.required(Key.address)
-        addressType = try reader.optional(Key.addressType)
-        rssi = try reader.optional(Key.rssi)
-        name = try reader.optional(Key.name)
-        uuids = try reader.required(Key.uuids)
-        manufacturerData = try reader.optionalByteMap(Key.manufacturerData)
-        serviceData = try reader.optionalByteMap(Key.serviceData)
-        txPower = try reader.optional(Key.txPower)
-        appearance = try reader.optional(Key.appearance)
-        advertisingFlags = try reader.optional(Key.advertisingFlags)
-        advertisingData = try reader.optionalByteMap(Key.advertisingData)
+        let decoding = PropertyDecoding(interface: BlueZInterface.device1)
+        var address: BluetoothAddress?
+        var uuids: [String]?
+        // One pass over the properties, each name told by its length first: eleven look-ups
+        // hashed eleven names for every advertisement a scan saw, and most of a device's
+        // properties are none of these (a length is read without touching the text).
+        for (key, value) in properties {
+            switch key.utf8.count {
+            case 4:
+                if key == Key.rssi {
+                    rssi = try decoding.decode(key, value)
+                } else if key == Key.name {
+                    name = try decoding.decode(key, value)
+                }
+            case 5:
+                if key == Key.uuids { uuids = try decoding.decode(key, value) }
+            case 7:
+                if key == Key.address {
+                    address = try decoding.decode(key, value)
+                } else if key == Key.txPower {
+                    txPower = try decoding.decode(key, value)
+                }
+            case 10:
+                if key == Key.appearance { appearance = try decoding.decode(key, value) }
+            case 11:
+                if key == Key.addressType {
+                    addressType = try decoding.decode(key, value)
+                } else if key == Key.serviceData {
+                    serviceData = try decoding.decodeByteMap(key, value)
+                }
+            case 15:
+                if key == Key.advertisingData { advertisingData = try decoding.decodeByteMap(key, value) }
+            case 16:
+                if key == Key.manufacturerData {
+                    manufacturerData = try decoding.decodeByteMap(key, value)
+                } else if key == Key.advertisingFlags {
+                    advertisingFlags = try decoding.decode(key, value)
+                }
+            default:
+                continue
+            }
+        }
+        guard let address else { throw decoding.missing(Key.address) }
+        guard let uuids else { throw decoding.missing(Key.uuids) }
+        self.address = address
+        self.uuids = uuids
     }
 }

@@ -42,9 +42,18 @@ public struct ObjectPath: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// The path with its last element removed; `nil` for the root path.
     public var parent: ObjectPath? {
         // Searched as bytes: a search by Character compares grapheme clusters, and this runs
-        // for every object a mirror adds.
+        // for every object a mirror adds; in the buffer a native string holds where it can be
+        // reached, since stepping a `UTF8View`'s indices costs more than the search.
+        guard rawValue != "/" else { return nil }
+        let contiguous = rawValue.utf8.withContiguousStorageIfAvailable { bytes -> ObjectPath? in
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            if slash == 0 { return .root }
+            return ObjectPath(
+                unchecked: String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self))
+        }
+        if let contiguous { return contiguous }
         let bytes = rawValue.utf8
-        guard rawValue != "/", let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
         if slash == bytes.startIndex { return .root }
         return ObjectPath(unchecked: String(rawValue[..<slash]))
     }
@@ -56,7 +65,17 @@ public struct ObjectPath: Sendable, Hashable, Comparable, CustomStringConvertibl
         // A plain prefix test would put `/ab` below `/a`; the next byte must start a new element.
         let prefix = other.rawValue.utf8
         let path = rawValue.utf8
-        guard path.count > prefix.count, path.starts(with: prefix) else { return false }
+        guard path.count > prefix.count else { return false }
+        // Compared in the buffers native strings hold, where both can be reached (every
+        // change a mirror applies is matched against its observers' paths this way).
+        let contiguous = path.withContiguousStorageIfAvailable { path in
+            prefix.withContiguousStorageIfAvailable { prefix in
+                path[prefix.count] == UInt8(ascii: "/")
+                    && UnsafeBufferPointer(rebasing: path[..<prefix.count]).elementsEqual(prefix)
+            }
+        }
+        if let contiguous, let contiguous { return contiguous }
+        guard path.starts(with: prefix) else { return false }
         return path.dropFirst(prefix.count).first == UInt8(ascii: "/")
     }
 

@@ -102,6 +102,8 @@ import Testing
         ("/a/b", "/a"),
         ("/org/bluez/hci0", "/org/bluez"),
         ("/a_b/c0", "/a_b"),
+        // Longer than a small string holds inline: read from the string's own buffer.
+        ("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010", "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22"),
     ])
     func hasParent(_ text: String, _ expected: String) throws {
         #expect(try ObjectPath(text).parent == ObjectPath(expected))
@@ -139,6 +141,11 @@ import Testing
         ("/", "/a", false),
         ("/b", "/a", false),
         ("/b/a", "/a", false),
+        ("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010", "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22", true),
+        ("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010", "/org/bluez/hci0", true),
+        ("/org/bluez/hci0/dev_C4_7C_8D_6A_11_220/service0010", "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22", false),
+        ("/org/bluez/hci0/dev_C4_7C_8D_6A_11_23/service0010", "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22", false),
+        ("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22", "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010", false),
     ])
     func descendants(_ text: String, _ ancestor: String, _ expected: Bool) throws {
         #expect(try ObjectPath(text).isDescendant(of: ObjectPath(ancestor)) == expected)
