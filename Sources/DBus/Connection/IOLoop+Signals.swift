@@ -137,17 +137,30 @@ extension IOLoop {
         acquireRule(Self.ownerRule(name)) { [unowned self] result in
             if case .failure = result { return done(result) }
             if watchers > 0, self.router.owners[name] != nil { return done(.success(())) }
-            self.callBus("GetNameOwner", [.string(name.rawValue)]) { reply in
-                switch reply {
-                case .success(let message):
-                    if case .string(let owner)? = message.body.first {
-                        self.router.owners[name] = .some(BusName(unchecked: owner))
-                    }
-                case .failure:
-                    if self.router.owners[name] == nil { self.router.owners[name] = .some(nil) }
+            self.queryOwner(of: name, done: done)
+        }
+    }
+
+    /// Asks the bus who owns `name`, once for all who ask while the question is out: a
+    /// subscription of several rules naming one sender (a BLE session's nine) asked nine times.
+    /// The rule that follows the owner's changes is in place before the first question goes
+    /// out, and it is the same rule for everyone who waits for that answer.
+    private func queryOwner(of name: BusName, done: @escaping (Result<Void, DBusError>) -> Void) {
+        if pendingOwnerQueries[name] != nil {
+            pendingOwnerQueries[name]?.append(done)
+            return
+        }
+        pendingOwnerQueries[name] = [done]
+        callBus("GetNameOwner", [.string(name.rawValue)]) { [unowned self] reply in
+            switch reply {
+            case .success(let message):
+                if case .string(let owner)? = message.body.first {
+                    self.router.owners[name] = .some(BusName(unchecked: owner))
                 }
-                done(.success(()))
+            case .failure:
+                if self.router.owners[name] == nil { self.router.owners[name] = .some(nil) }
             }
+            for waiter in self.pendingOwnerQueries.removeValue(forKey: name) ?? [] { waiter(.success(())) }
         }
     }
 

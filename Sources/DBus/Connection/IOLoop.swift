@@ -75,6 +75,7 @@ final class IOLoop {
     // Signals (see IOLoop+Signals.swift).
     var router = SignalRouter()
     var pendingRuleAdds: [String: [(Result<Void, DBusError>) -> Void]] = [:]
+    var pendingOwnerQueries: [BusName: [(Result<Void, DBusError>) -> Void]] = [:]
 
     // Emptied buffers that ``drainJobs()`` swaps with the queue's (see there).
     @exclusivity(unchecked) private var spareJobs: [QueuedJob] = []
