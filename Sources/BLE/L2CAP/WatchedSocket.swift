@@ -6,6 +6,11 @@ import Synchronization
 /// queue: epoll, no thread blocked per socket and no polling. It is closed (and counted in
 /// ``BLEDiagnostics``) only once both sources are cancelled, so neither ever watches a number
 /// the process has reused.
+///
+/// libdispatch reports a hang-up once: on `EPOLLHUP` it delivers that one event and removes
+/// the descriptor from its epoll set for good, so a read source stopped with data left in the
+/// socket would, once resumed, never fire again. ``watchReadable(_:)`` therefore reads on
+/// resuming instead of waiting for a readiness event that may never come.
 final class WatchedSocket: Sendable {
     let descriptor: FileDescriptor
     let queue: DispatchQueue
@@ -16,11 +21,14 @@ final class WatchedSocket: Sendable {
         let read: any DispatchSourceRead
         let write: any DispatchSourceWrite
         var reading = false
+        /// Reading was stopped once: starting it again calls `onReadable` at once.
+        var readingStopped = false
         var writing = false
         var cancelled = false
     }
 
     private let watching: PosixMutex<Watch>
+    private let onReadable: @Sendable () -> Void
     /// Set when the socket is handed over: then it is not closed once dispatch let go of it.
     private let handedOver = StopFlag()
 
@@ -29,6 +37,7 @@ final class WatchedSocket: Sendable {
         onWritable: @escaping @Sendable () -> Void
     ) {
         self.descriptor = descriptor
+        self.onReadable = onReadable
         queue = DispatchQueue(label: "swift-ble.l2cap", target: Self.sharedTarget)
         let readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
         let writeSource = DispatchSource.makeWriteSource(fileDescriptor: descriptor.rawValue, queue: queue)
@@ -50,13 +59,22 @@ final class WatchedSocket: Sendable {
     /// Every socket's events are handled on queues that share this one: a few threads in all.
     private static let sharedTarget = DispatchQueue(label: "swift-ble.l2cap.io", attributes: .concurrent)
 
-    /// Starts or stops calling `onReadable` while the socket is readable.
+    /// Starts or stops calling `onReadable` while the socket is readable. Started again after
+    /// a stop, it also calls `onReadable` once, on the sources' queue: the source may have
+    /// spent the peer's hang-up (its last event) on the read that stopped it.
     func watchReadable(_ on: Bool) {
-        watching.withLock { state in
-            guard !state.cancelled, state.reading != on else { return }
+        let readNow = watching.withLock { state -> Bool in
+            guard !state.cancelled, state.reading != on else { return false }
             state.reading = on
-            if on { state.read.resume() } else { state.read.suspend() }
+            if on {
+                state.read.resume()
+                return state.readingStopped
+            }
+            state.read.suspend()
+            state.readingStopped = true
+            return false
         }
+        if readNow { queue.async(execute: onReadable) }
     }
 
     /// Starts or stops calling `onWritable` while the socket is writable.
