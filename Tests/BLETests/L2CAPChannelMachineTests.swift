@@ -18,8 +18,26 @@ struct L2CAPChannelMachineTests {
         #expect(machine.writable() == [.write(1)])
         #expect(machine.wrote(1) == [.sent(1), .write(2)])
         #expect(machine.wrote(2) == [.sent(2), .write(3)])
-        #expect(machine.wrote(3) == [.sent(3)])
+        #expect(machine.wrote(3) == [.sent(3), .disarmWritable], "none left: the watch for room ends")
         #expect(machine.send(4, size: 1) == [.write(4)], "an idle channel writes at once")
+    }
+
+    @Test("the watch for room stays on while the sends that waited are written, and ends with the last")
+    func watchForRoom() {
+        var machine = Machine(sendMTU: 100, bufferLimit: 4)
+        #expect(machine.send(1, size: 1) == [.write(1)])
+        #expect(machine.wouldBlock() == [.armWritable])
+        #expect(machine.send(2, size: 1) == [])
+        #expect(machine.writable() == [.write(1)])
+        #expect(machine.wrote(1) == [.sent(1), .write(2)])
+        #expect(machine.wouldBlock() == [], "full again: the watch is still on")
+        #expect(machine.writable() == [.write(2)])
+        // Without the end of the watch, the shell's source fired while the socket had room,
+        // each time for nothing, until the channel closed.
+        #expect(machine.wrote(2) == [.sent(2), .disarmWritable])
+        #expect(machine.writable() == [], "a late readiness event changes nothing")
+        #expect(machine.send(3, size: 1) == [.write(3)])
+        #expect(machine.wouldBlock() == [.armWritable], "the next full socket watches again")
     }
 
     @Test("an SDU over the send MTU fails alone; the channel goes on")
@@ -40,7 +58,7 @@ struct L2CAPChannelMachineTests {
         #expect(machine.abandon(2, .cancelled) == [.failSend(2, .cancelled)], "a queued one leaves the queue")
         #expect(machine.abandon(1, .timedOut) == [.failSend(1, .timedOut)], "still waiting for room: no write")
         #expect(machine.writable() == [.write(3)])
-        #expect(machine.wrote(3) == [.sent(3)])
+        #expect(machine.wrote(3) == [.sent(3), .disarmWritable])
         #expect(machine.abandon(3, .cancelled) == [], "a written send cannot be taken back")
     }
 

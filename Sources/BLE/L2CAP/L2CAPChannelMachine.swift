@@ -64,7 +64,12 @@ struct L2CAPChannelMachine: Sendable {
     private(set) var end: End?
     /// Sends not yet written, oldest first.
     private var queued: [UInt64] = []
-    private var armed = false
+    /// The oldest send met a full socket: nothing is written before ``writable()``.
+    private var blocked = false
+    /// The shell watches the socket for room (``Action/armWritable`` given, not yet
+    /// ``Action/disarmWritable``). Kept on while the sends that waited are written, dropped
+    /// once none is left: a watch left on fires again and again while the socket has room.
+    private var watching = false
     private(set) var buffered = 0
     private var readerWaiting = false
     private var readingPaused = false
@@ -82,7 +87,7 @@ struct L2CAPChannelMachine: Sendable {
         if let end { return [.failSend(id, .ended(end))] }
         guard size <= sendMTU else { return [.failSend(id, .tooLarge(size: size, mtu: sendMTU))] }
         queued.append(id)
-        return queued.count == 1 && !armed ? [.write(id)] : []
+        return queued.count == 1 && !blocked ? [.write(id)] : []
     }
 
     /// The oldest send's SDU went into the socket.
@@ -94,17 +99,18 @@ struct L2CAPChannelMachine: Sendable {
 
     /// The socket is full: wait until it takes more.
     mutating func wouldBlock() -> [Action] {
-        guard !armed, end == nil else { return [] }
-        armed = true
+        guard !blocked, end == nil else { return [] }
+        blocked = true
+        if watching { return [] }
+        watching = true
         return [.armWritable]
     }
 
     /// The socket takes more.
     mutating func writable() -> [Action] {
-        guard armed else { return [] }
-        armed = false
-        if let head = queued.first { return [.write(head)] }
-        return [.disarmWritable]
+        guard blocked else { return [] }
+        blocked = false
+        return next()
     }
 
     /// A send's caller gave up (cancelled, or its deadline passed) before it was written.
@@ -114,10 +120,12 @@ struct L2CAPChannelMachine: Sendable {
         return [.failSend(id, why)] + (index == 0 ? next() : [])
     }
 
+    /// The oldest send's turn; once none is left, the watch for room ends.
     private mutating func next() -> [Action] {
-        if let head = queued.first { return armed ? [] : [.write(head)] }
-        if armed {
-            armed = false
+        if let head = queued.first { return blocked ? [] : [.write(head)] }
+        blocked = false
+        if watching {
+            watching = false
             return [.disarmWritable]
         }
         return []
@@ -173,8 +181,9 @@ struct L2CAPChannelMachine: Sendable {
         end = why
         var actions = queued.map { Action.failSend($0, .ended(why)) }
         queued.removeAll()
-        if armed {
-            armed = false
+        blocked = false
+        if watching {
+            watching = false
             actions.append(.disarmWritable)
         }
         if why == .closedLocally && buffered > 0 {
