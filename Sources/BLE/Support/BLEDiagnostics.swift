@@ -45,12 +45,13 @@ public final class BLEDiagnostics: Sendable {
     /// it (a characteristic's changes come only while it is subscribed).
     public var busSignalsReceived: Int { bus?.signalsReceived ?? 0 }
 
-    /// L2CAP sockets (channels, published PSMs, connects under way) opened.
+    /// Sockets watched by the SDK (L2CAP channels, published PSMs and connects under way,
+    /// AcquireWrite channels) opened.
     public var socketsOpened: Int { socketsOpenedCount.load(ordering: .relaxed) }
     /// Those closed.
     public var socketsClosed: Int { socketsClosedCount.load(ordering: .relaxed) }
 
-    /// Suspended tasks, open streams, bus calls not yet resolved and open L2CAP sockets,
+    /// Suspended tasks, open streams, bus calls not yet resolved and open sockets,
     /// together.
     public var outstanding: Int {
         (continuationsCreated - continuationsResumed) + (streamsOpened - streamsEnded)

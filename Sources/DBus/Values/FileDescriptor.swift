@@ -27,6 +27,13 @@ public final class FileDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// The descriptor number, or -1 after ``take()`` or ``close()``.
     public var rawValue: Int32 { storage.withLock { $0 } }
 
+    /// Runs `body` with the descriptor number (-1 after ``take()`` or ``close()``) while
+    /// neither can run, so the number is not closed, and reused for another file, under a
+    /// call `body` makes with it. `body` must not block.
+    public func withRawValue<Result>(_ body: (Int32) -> Result) -> Result {
+        storage.withLock { body($0) }
+    }
+
     /// Hands the descriptor over: the caller now closes it, this object no longer will.
     public func take() -> Int32 {
         storage.withLock { descriptor in
