@@ -9,10 +9,9 @@ import Glibc
 /// letting BlueZ's queue grow without bound (quirk Q11).
 ///
 /// A write waiting for room ends when the socket takes more, when its task is cancelled, or
-/// when the channel closes (``close()``, or BlueZ dropping it), whichever comes first
-/// (``WriteRoomMachine``). The socket is watched by one dispatch source, only while someone
-/// waits, and closed only once dispatch let go of it, so no source ever watches a number the
-/// process has reused for another file.
+/// when the channel closes (``close()``, or BlueZ dropping it), whichever comes first. The
+/// socket is watched by one dispatch source, only while someone waits, and closed only once
+/// dispatch let go of it, so no source ever watches a number the process has reused.
 public final class WriteChannel: Sendable {
     /// The ATT MTU BlueZ reported with the channel.
     public let mtu: UInt16
@@ -24,7 +23,8 @@ public final class WriteChannel: Sendable {
 
     private typealias Waiter = CheckedContinuation<WriteRoomOutcome, Never>
 
-    /// The waits for room and the continuation of each, under one lock.
+    /// The waits for room (their rules: `WriteRoomMachine`) and the continuation of each,
+    /// under one lock.
     private struct Room {
         var machine = WriteRoomMachine<Waiter>()
         var nextWait: UInt64 = 0
