@@ -4,17 +4,28 @@ import Synchronization
 
 /// The state file of one restore identifier, and the lock that makes it one process's at a time.
 ///
-/// `<directory>/<identifier>.json` holds the record; `<identifier>.lock` is held with `flock`
-/// for as long as the central lives, so a second process (or a second central in this one)
-/// with the same identifier is refused rather than writing over the first one's state. The
-/// kernel drops the lock when the process ends, however it ends, so a killed process does
-/// not leave it behind. Writes go to a temporary file that is synced and renamed over the
-/// state file: a crash mid-write leaves the old state or the new, never half of one.
+/// `<directory>/<identifier>.json` holds the record; `<identifier>.lock` is held for as long as
+/// the central lives, so a second process (or a second central in this one) with the same
+/// identifier is refused rather than writing over the first one's state. The kernel drops the
+/// lock when the process ends, however it ends, so a killed process does not leave it behind.
+/// Writes go to a temporary file that is synced and renamed over the state file: a crash
+/// mid-write leaves the old state or the new, never half of one.
+///
+/// The lock is a POSIX record lock (`fcntl(F_SETLK)`), which belongs to the process, with a
+/// table of the paths this process holds for the centrals within it. An `flock` belongs to the
+/// open file instead, and every child process spawned while it was held (by any thread, until
+/// that child's `exec` closes the descriptor) shares it: a central closed while some other
+/// part of the app started a process kept its identifier locked for a moment, and a central
+/// opened at once with it was refused.
 final class RestorationStore: Sendable {
     let identifier: String
     let directory: URL
     /// The locked file's descriptor; -1 once released.
     private let lock: Mutex<Int32>
+    private let lockPath: String
+    /// The lock files held by this process's centrals: a record lock does not keep a second
+    /// one in the same process out.
+    private static let heldHere = Mutex<Set<String>>([])
 
     var stateFile: URL { directory.appendingPathComponent("\(identifier).json") }
 
@@ -29,33 +40,45 @@ final class RestorationStore: Sendable {
             throw BLEError(
                 .failed, message: "cannot create the restoration directory \(self.directory.path): \(error)")
         }
-        let lockPath = self.directory.appendingPathComponent("\(identifier).lock").path
+        // Spelt one way, whatever the caller's: the table below tells paths apart by their text.
+        let lockPath = self.directory.resolvingSymlinksInPath().appendingPathComponent("\(identifier).lock").path
+        let inUse = BLEError(
+            .inProgress,
+            message: "the restore identifier '\(identifier)' is in use by another central (\(lockPath) is locked)")
+        guard Self.heldHere.withLock({ $0.insert(lockPath).inserted }) else { throw inUse }
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw BLEError(.failed, message: "cannot open \(lockPath): \(String(cString: strerror(errno)))")
+            let reason = errno
+            Self.heldHere.withLock { _ = $0.remove(lockPath) }
+            throw BLEError(.failed, message: "cannot open \(lockPath): \(String(cString: strerror(reason)))")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        var whole = Glibc.flock()
+        whole.l_type = Int16(F_WRLCK)
+        whole.l_whence = Int16(SEEK_SET)
+        guard fcntl(descriptor, F_SETLK, &whole) == 0 else {
             let reason = errno
             close(descriptor)
-            if reason == EWOULDBLOCK {
-                throw BLEError(
-                    .inProgress,
-                    message:
-                        "the restore identifier '\(identifier)' is in use by another central (\(lockPath) is locked)")
-            }
+            Self.heldHere.withLock { _ = $0.remove(lockPath) }
+            if reason == EACCES || reason == EAGAIN { throw inUse }
             throw BLEError(.failed, message: "cannot lock \(lockPath): \(String(cString: strerror(reason)))")
         }
+        self.lockPath = lockPath
         lock = Mutex(descriptor)
     }
 
     deinit { release() }
 
-    /// Lets another central take the identifier (closing the file drops the lock).
+    /// Lets another central take the identifier (closing the file drops the lock). The record
+    /// lock goes with the first close of any descriptor of the file in this process: nothing
+    /// else here opens it, since a second central is refused by the table before it opens.
     func release() {
-        lock.withLock { descriptor in
-            if descriptor >= 0 { close(descriptor) }
+        let released = lock.withLock { descriptor -> Bool in
+            guard descriptor >= 0 else { return false }
+            close(descriptor)
             descriptor = -1
+            return true
         }
+        if released { Self.heldHere.withLock { _ = $0.remove(lockPath) } }
     }
 
     /// `$XDG_STATE_HOME/swift-ble`, else `~/.local/state/swift-ble`.
