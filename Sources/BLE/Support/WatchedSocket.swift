@@ -38,7 +38,7 @@ final class WatchedSocket: Sendable {
     ) {
         self.descriptor = descriptor
         self.onReadable = onReadable
-        queue = DispatchQueue(label: "swift-ble.l2cap", target: Self.sharedTarget)
+        queue = DispatchQueue(label: "swift-ble.socket", target: Self.sharedTarget)
         let readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
         let writeSource = DispatchSource.makeWriteSource(fileDescriptor: descriptor.rawValue, queue: queue)
         diagnostics?.socketsOpenedCount.add(1, ordering: .relaxed)
@@ -57,7 +57,7 @@ final class WatchedSocket: Sendable {
     }
 
     /// Every socket's events are handled on queues that share this one: a few threads in all.
-    private static let sharedTarget = DispatchQueue(label: "swift-ble.l2cap.io", attributes: .concurrent)
+    private static let sharedTarget = DispatchQueue(label: "swift-ble.socket.io", attributes: .concurrent)
 
     /// Starts or stops calling `onReadable` while the socket is readable. Started again after
     /// a stop, it also calls `onReadable` once, on the sources' queue: the source may have
