@@ -142,6 +142,15 @@ struct NotificationTests {
             let rate = try await Self.rate(peripheral)
             let rules = try await matchRules(of: name, probe)
 
+            // The connect's targeted scan stops after its Connect was answered: its last signals
+            // (Discovering false, the device's RSSI invalidated) may still be on their way. Once
+            // bluetoothd says it stopped discovering, a read's reply, sent after them, proves
+            // they arrived.
+            try await eventually("bluetoothd stopped discovering") {
+                try await probe.property(SimPath.adapter, "org.bluez.Adapter1", "Discovering") == .boolean(false)
+            }
+            #expect(try await rate.read() == Data([0xEE]))
+
             // Unsubscribed: bluetoothd echoes every read, and none of the echoes is delivered.
             let before = central.diagnostics.busSignalsReceived
             for _ in 0..<20 { #expect(try await rate.read() == Data([0xEE])) }
