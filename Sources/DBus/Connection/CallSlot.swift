@@ -85,6 +85,15 @@ final class CallSlot: Sendable {
         }
     }
 
+    /// Takes the slot's lock once. A caller resumed with a reply calls this before reading it:
+    /// the reply was decoded on the I/O thread before ``finish(_:)`` took the lock, so the
+    /// caller's reads are ordered after those writes through a lock ThreadSanitizer sees. The
+    /// concurrency runtime orders them too, but in code ThreadSanitizer does not instrument,
+    /// which it reported as a race when the reply came before the caller had suspended.
+    func synchronize() {
+        state.withLock { _ in }
+    }
+
     /// Whether an outcome has been decided.
     var isFinished: Bool {
         state.withLock { state in

@@ -125,6 +125,7 @@ public final class Connection: Sendable {
                 core.runOrEnqueue { loop in loop.cancelCall(id) }
             }
         }
+        slot.synchronize()
         return try result.get()
     }
 
