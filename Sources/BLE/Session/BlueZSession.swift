@@ -205,7 +205,9 @@ final class BlueZSession: Sendable {
                 state.subtreeObservers.removeAll()
                 state.closed = true
             }
-            return (state.subscription, Array(state.listeners.values), state.subtreeObservers.map(\.observer))
+            // Every observer is told: a peripheral's iterations end with its session.
+            let observers = state.subtreeObservers.map(\.observer) + state.observers.values.compactMap(\.observer)
+            return (state.subscription, Array(state.listeners.values), observers)
         }
         subscription?.cancel()
         for listener in listeners { listener.buffer.finish() }
