@@ -7,12 +7,7 @@ extension Peripheral: SessionObserver {
     /// iterations end, as when the bus goes for good, instead of waiting for values that can
     /// no longer come.
     nonisolated func sessionEnded() {
-        enter { peripheral in
-            let closed = BLEError(.bluetoothUnavailable, message: "the central was closed")
-            peripheral.runLink(peripheral.lifecycle.daemonGone(closed))
-            peripheral.client.refuse(with: closed)
-            peripheral.endNotifications()
-        }
+        enter { $0.endForGood(BLEError(.bluetoothUnavailable, message: "the central was closed")) }
     }
 
     nonisolated func sessionEvent(_ event: SessionEvent) {

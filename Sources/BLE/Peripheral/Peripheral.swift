@@ -133,16 +133,25 @@ public actor Peripheral {
 
     // MARK: Following the device
 
+    /// Nothing more can come over the session's bus connection (it went, or the central
+    /// closed): the link is down, waiting operations fail with `error`, and notification
+    /// iterations end instead of waiting for values that can no longer come.
+    func endForGood(_ error: BLEError) {
+        runLink(lifecycle.daemonGone(error))
+        client.refuse(with: error)
+        endNotifications()
+    }
+
     func handle(_ event: SessionEvent) {
         switch event {
         case .daemonGone:
             lastDisconnectReason = nil
-            runLink(lifecycle.daemonGone(session.unavailable))
+            // No link until the bus is back: operations say so, and nothing can re-arm a
+            // subscription over a bus that is gone.
             if session.busLost {
-                // No link until the bus is back: operations say so, and nothing can re-arm a
-                // subscription over a bus that is gone.
-                client.refuse(with: session.unavailable)
-                endNotifications()
+                endForGood(session.unavailable)
+            } else {
+                runLink(lifecycle.daemonGone(session.unavailable))
             }
         case .signal(let message):
             guard message.member == BlueZSignal.disconnected, case .string(let name)? = message.body.first else {
