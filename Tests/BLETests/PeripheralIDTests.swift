@@ -54,6 +54,23 @@ struct PeripheralIDTests {
         #expect(text.map(\.adapter) == ["hci1"])
     }
 
+    @Test("IDs sort as their text did: by device address, then by the adapter's address or name")
+    func order() throws {
+        let addresses = [
+            "00:00:00:00:00:0A", "0A:00:00:00:00:00", "9F:FF:FF:FF:FF:FF", "A0:00:00:00:00:00", "FF:00:00:00:00:01",
+        ]
+        let ids = try addresses.reversed().map { try PeripheralID(adapter: "hci0", address: $0.lowercased()) }
+        #expect(ids.sorted().map(\.address) == addresses, "numeric order, which is the upper-case text's")
+        let byAdapter = try [
+            Self.id("hci1", adapterAddress: "00:1A:7D:DA:71:14"), Self.id("hci0", adapterAddress: nil),
+            Self.id("hci9", adapterAddress: "00:1A:7D:DA:71:13"),
+        ]
+        #expect(
+            byAdapter.sorted().map { $0.adapterAddress ?? $0.adapter } == [
+                "00:1A:7D:DA:71:13", "00:1A:7D:DA:71:14", "hci0",
+            ])
+    }
+
     @Test("malformed IDs are decoding errors, never a crash")
     func malformed() {
         for json in [

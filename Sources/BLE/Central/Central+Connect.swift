@@ -61,8 +61,7 @@ extension Central {
             throw BLEError(
                 state == .poweredOff ? .poweredOff : .bluetoothUnavailable, message: "cannot connect: \(state)")
         }
-        guard let address = id.bluetoothAddress else { throw BLEError(.invalidArguments, message: "bad address") }
-        return address
+        return id.bluetoothAddress
     }
 
     private func performConnect(_ id: PeripheralID, timeout: Duration) async throws(BLEError) -> Peripheral {

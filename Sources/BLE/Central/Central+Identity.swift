@@ -10,7 +10,7 @@ extension Central {
     /// made), else by name.
     func isOnThisAdapter(_ id: PeripheralID) -> Bool {
         let adapter = adapterIdentity
-        return id.isOnAdapter(name: adapter.name, address: adapter.addressText)
+        return id.isOnAdapter(name: adapter.name, address: adapter.address)
     }
 
     /// Throws ``BLEError/Code/invalidArguments`` unless `id` names this central's adapter.
@@ -27,7 +27,7 @@ extension Central {
         let type = session.read {
             $0.properties(at: path, interface: BlueZInterface.device1)?[DeviceProperties.Key.addressType]
         }
-        guard let address = BlueZPath.deviceAddress(of: path) ?? id.bluetoothAddress else { return id }
+        let address = BlueZPath.deviceAddress(of: path) ?? id.bluetoothAddress
         return PeripheralID(
             adapter: adapterIdentity, address: address, type: type.flatMap { try? AddressType(dbusValue: $0) })
     }

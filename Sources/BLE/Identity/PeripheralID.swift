@@ -23,12 +23,20 @@ public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStrin
 
     /// The adapter's name when the ID was made, e.g. `hci0`.
     public let adapter: String
-    /// The adapter's Bluetooth address, `AA:BB:CC:DD:EE:FF`, when known: what names the adapter.
-    public let adapterAddress: String?
-    /// The peripheral's address, `AA:BB:CC:DD:EE:FF`.
-    public let address: String
+    /// The adapter's Bluetooth address, when known.
+    let adapterBluetoothAddress: BluetoothAddress?
+    /// The peripheral's Bluetooth address. Addresses are kept as numbers, not text: every
+    /// discovery a scan reports carries an ID, and apps key tables by it, so an ID is copied,
+    /// hashed and compared far more often than it is printed (two 17-byte strings were two
+    /// allocations per ID, reference counted on every copy, and hashed byte by byte).
+    let bluetoothAddress: BluetoothAddress
     /// The peripheral's address type, when known.
     public let addressType: AddressType?
+
+    /// The adapter's Bluetooth address, `AA:BB:CC:DD:EE:FF`, when known: what names the adapter.
+    public var adapterAddress: String? { adapterBluetoothAddress?.description }
+    /// The peripheral's address, `AA:BB:CC:DD:EE:FF`.
+    public var address: String { bluetoothAddress.description }
 
     /// Creates an identifier; throws ``BLEError/Code/invalidArguments`` for a malformed address
     /// or adapter name.
@@ -68,16 +76,16 @@ public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStrin
         addressType: AddressType? = nil
     ) {
         self.adapter = adapter
-        self.adapterAddress = adapterAddress?.description
-        self.address = bluetoothAddress.description
+        self.adapterBluetoothAddress = adapterAddress
+        self.bluetoothAddress = bluetoothAddress
         self.addressType = addressType
     }
 
     /// The ID of a device BlueZ reports, on the adapter `adapter` names.
     init(adapter: AdapterIdentity, address: BluetoothAddress, type: BlueZ.AddressType?) {
         self.adapter = adapter.name
-        self.adapterAddress = adapter.addressText
-        self.address = address.description
+        self.adapterBluetoothAddress = adapter.address
+        self.bluetoothAddress = address
         self.addressType = type.flatMap { AddressType(rawValue: $0.rawValue) }
     }
 
@@ -85,27 +93,27 @@ public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStrin
     public var description: String { "\(adapter)/\(address)" }
 
     /// A stable order, for sorting: by device address, then adapter.
+    /// The addresses' numeric order is their text's (fixed-width, upper-case hexadecimal).
     public static func < (lhs: PeripheralID, rhs: PeripheralID) -> Bool {
-        (lhs.address, lhs.adapterAddress ?? lhs.adapter) < (rhs.address, rhs.adapterAddress ?? rhs.adapter)
+        if lhs.bluetoothAddress != rhs.bluetoothAddress { return lhs.bluetoothAddress < rhs.bluetoothAddress }
+        return (lhs.adapterAddress ?? lhs.adapter) < (rhs.adapterAddress ?? rhs.adapter)
     }
 
     /// See the type's discussion: the adapter by address where both know it, else by name.
     public static func == (lhs: PeripheralID, rhs: PeripheralID) -> Bool {
-        guard lhs.address == rhs.address else { return false }
+        guard lhs.bluetoothAddress == rhs.bluetoothAddress else { return false }
         if let left = lhs.addressType, let right = rhs.addressType, left != right { return false }
-        return lhs.isOnAdapter(name: rhs.adapter, address: rhs.adapterAddress)
+        return lhs.isOnAdapter(name: rhs.adapter, address: rhs.adapterBluetoothAddress)
     }
 
     /// The device address alone: equal IDs always share it, whatever they know of the adapter.
-    public func hash(into hasher: inout Hasher) { hasher.combine(address) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(bluetoothAddress.rawValue) }
 
     /// Whether this ID names the adapter called `name` with address `address` (nil: unknown).
-    func isOnAdapter(name: String, address: String?) -> Bool {
-        if let own = adapterAddress, let address { return own == address }
+    func isOnAdapter(name: String, address: BluetoothAddress?) -> Bool {
+        if let own = adapterBluetoothAddress, let address { return own == address }
         return adapter == name
     }
-
-    var bluetoothAddress: BluetoothAddress? { try? BluetoothAddress(address) }
 
     // MARK: Codable
 
@@ -152,12 +160,4 @@ public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStrin
 struct AdapterIdentity: Sendable, Hashable {
     let name: String
     let address: BluetoothAddress?
-    /// `address` as an ID writes it, formatted once: every discovery a scan reports names it.
-    let addressText: String?
-
-    init(name: String, address: BluetoothAddress?) {
-        self.name = name
-        self.address = address
-        addressText = address?.description
-    }
 }

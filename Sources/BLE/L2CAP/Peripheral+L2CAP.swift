@@ -68,9 +68,7 @@ extension Peripheral {
         else {
             throw BLEError(.notFound, message: "bluetoothd does not report the adapter's address")
         }
-        guard let address = id.bluetoothAddress else {
-            throw BLEError(.invalidArguments, message: "\(id.address) is not a Bluetooth address")
-        }
+        let address = id.bluetoothAddress
         let known = session.read {
             $0.properties(at: devicePath, interface: BlueZInterface.device1)?[DeviceProperties.Key.addressType]
         }.flatMap { try? AddressType(dbusValue: $0) }

@@ -9,8 +9,7 @@ extension Central {
     /// Succeeds when BlueZ does not know the peripheral: there is nothing to forget.
     public func forget(_ id: PeripheralID) async throws(BLEError) {
         try checkOnThisAdapter(id)
-        guard let address = id.bluetoothAddress else { throw BLEError(.invalidArguments, message: "bad address") }
-        guard let path = session.tree.devicePath(address: address, adapter: adapterPath) else { return }
+        guard let path = session.tree.devicePath(address: id.bluetoothAddress, adapter: adapterPath) else { return }
         if let peripheral = peripherals[id] { try await peripheral.disconnect() }
         let events = session.events(under: path)
         defer { events.cancel() }

@@ -10,8 +10,7 @@ extension Central {
     ///   finds it), ``BLEError/Code/invalidArguments`` for an ID of another adapter.
     public func setTrusted(_ trusted: Bool, for id: PeripheralID) async throws(BLEError) {
         try checkOnThisAdapter(id)
-        guard let address = id.bluetoothAddress else { throw BLEError(.invalidArguments, message: "bad address") }
-        guard let path = session.tree.devicePath(address: address, adapter: adapterPath) else {
+        guard let path = session.tree.devicePath(address: id.bluetoothAddress, adapter: adapterPath) else {
             throw BLEError(.notFound, message: "BlueZ does not know \(id.address)")
         }
         let events = session.events(under: path)

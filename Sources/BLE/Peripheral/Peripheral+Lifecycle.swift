@@ -178,12 +178,11 @@ extension Peripheral {
         let executor = session.connection.executor
         switch action {
         case .sendConnect(let call, let deadline):
-            if let central, let address = id.bluetoothAddress,
-                !session.read({ $0.contains(devicePath, implementing: BlueZInterface.device1) })
-            {
+            if let central, !session.read({ $0.contains(devicePath, implementing: BlueZInterface.device1) }) {
                 // bluetoothd holds no object for the device: it forgets an unbonded one when it
                 // restarts (a gateway's reboot, before restoration reconnects) and a while after
                 // it disconnects. A targeted scan finds it first, as connect's first time does.
+                let address = id.bluetoothAddress
                 Task(executorPreference: executor) { [weak self] in
                     let found = try? await central.findDevice(address, timeout: deadline - .now)
                     guard let self else { return }

@@ -25,9 +25,9 @@ extension Central {
         var restored: [Peripheral] = []
         var subscriptions: [Characteristic] = []
         for entry in record.peripherals {
-            guard isOnThisAdapter(entry.id), let address = entry.id.bluetoothAddress,
-                let path = mirroredDevicePath(entry.id, address)
-                    ?? (try? BlueZPath.device(address, adapter: adapterPath))
+            guard isOnThisAdapter(entry.id),
+                let path = mirroredDevicePath(entry.id, entry.id.bluetoothAddress)
+                    ?? (try? BlueZPath.device(entry.id.bluetoothAddress, adapter: adapterPath))
             else {
                 session.logger.log(
                     .warning, "a kept peripheral is not restored: it is not on this central's adapter",

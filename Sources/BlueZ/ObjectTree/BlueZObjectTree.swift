@@ -117,12 +117,10 @@ public struct BlueZObjectTree: Sendable, Hashable {
             objects[path] = interfaces
             if let parent = path.parent { childIndex[parent, default: []].insert(path) }
             layoutChanged(at: path)
-            // One list, sorted in place: this runs for every advertiser a scan finds.
-            var changes: [ObjectTreeChange] = []
-            changes.reserveCapacity(interfaces.count)
-            for interface in interfaces.keys { changes.append(.added(path, interface)) }
-            changes.sort { $0.interface < $1.interface }
-            return changes
+            // The names are sorted, not the changes: this runs for every advertiser a scan
+            // finds, and reading a change's name in a comparison copied the change (path and
+            // name retained and released) several times per advertiser.
+            return interfaces.keys.sorted().map { .added(path, $0) }
         }
         var changes: [ObjectTreeChange] = []
         for interface in interfaces.keys.sorted() {
