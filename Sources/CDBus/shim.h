@@ -7,6 +7,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
 
 /* Macros that Swift cannot import (casts of character literals, expressions). */
 static const int cdbus_type_invalid = DBUS_TYPE_INVALID;
@@ -28,5 +30,16 @@ static inline void cdbus_error_delete(DBusError *e) {
     dbus_error_free(e);
     dbus_free(e);
 }
+
+/* recvmmsg(2) and struct mmsghdr are declared only under _GNU_SOURCE, which the system module
+   is built without: the same call (bound to glibc's symbol) and the same layout, under names of
+   our own. */
+struct cdbus_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+extern int cdbus_recvmmsg(int fd, struct cdbus_mmsghdr *vector, unsigned int count, int flags,
+                          struct timespec *timeout) __asm__("recvmmsg");
 
 #endif

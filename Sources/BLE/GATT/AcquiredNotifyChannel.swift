@@ -107,24 +107,15 @@ final class DatagramReader: Sendable {
         let flags = fcntl(descriptor.rawValue, F_GETFL)
         _ = fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK)
         let stopped = self.stopped
-        let watching = connection.addReader(descriptor) { events in
+        let watching = connection.addReader(descriptor) { _ in
             guard !stopped.isSet else { return }
-            let fd = descriptor.rawValue
-            // A datagram is at most one ATT value (512 bytes) plus headroom; the buffer lives
-            // on the stack, so nothing is allocated or cleared per wake-up.
-            let ended = withUnsafeTemporaryAllocation(byteCount: 65_536, alignment: 16) { buffer -> Bool in
-                guard let base = buffer.baseAddress else { return true }
-                while true {
-                    let count = recv(fd, base, buffer.count, Int32(MSG_DONTWAIT))
-                    if count > 0 || (count == 0 && !Self.hungUp(fd, events)) {
-                        received(Data(bytes: base, count: count))
-                        continue
-                    }
-                    if count < 0 && (errno == EAGAIN || errno == EINTR) { return false }
-                    return true
-                }
+            // A datagram is one ATT value: at most 512 bytes (Core Specification, Vol 3, Part F,
+            // 3.2.9), well inside a slot. The slots live on the stack: nothing is allocated or
+            // cleared per wake-up, and one system call reads a burst's datagrams.
+            let end = descriptor.receiveDatagrams(slotSize: Self.slotSize) { bytes in
+                received(Data(bytes))
             }
-            if ended, stopped.set() {
+            if end != .drained, stopped.set() {
                 connection.removeReader(descriptor) { descriptor.close() }
                 hangup()
             }
@@ -142,11 +133,6 @@ final class DatagramReader: Sendable {
         connection.removeReader(descriptor) { descriptor.close() }
     }
 
-    /// On SEQPACKET an empty datagram is a valid (empty) notification; EOF shows as HUP.
-    private static func hungUp(_ fd: Int32, _ events: Int16) -> Bool {
-        if events & Int16(POLLHUP) != 0 { return true }
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&poller, 1, 0)
-        return poller.revents & Int16(POLLHUP) != 0
-    }
+    /// Room for one datagram.
+    private static let slotSize = 4_096
 }
