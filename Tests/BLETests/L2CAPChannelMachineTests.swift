@@ -103,6 +103,31 @@ struct L2CAPChannelMachineTests {
         #expect(machine.ended(.linkLost) == [], "one end only")
     }
 
+    @Test("a send meeting the peer's hang-up fails, later ones too; what the peer sent is still read, then the end")
+    func peerStoppedReading() {
+        var machine = Machine(sendMTU: 100, bufferLimit: 2)
+        _ = machine.received()
+        #expect(machine.received() == [.pauseReading], "a slow reader: the rest stays in the socket")
+        #expect(machine.send(1, size: 1) == [.write(1)])
+        #expect(machine.wouldBlock() == [.armWritable])
+        #expect(machine.send(2, size: 1) == [])
+        #expect(machine.writable() == [.write(1)])
+        // The write met EPIPE: the sends fail, the socket stays open for what waits in it.
+        #expect(
+            machine.peerStoppedReading() == [
+                .failSend(1, .ended(.peerClosed)), .failSend(2, .ended(.peerClosed)), .disarmWritable,
+            ])
+        #expect(!machine.isEnded)
+        #expect(machine.send(3, size: 1) == [.failSend(3, .ended(.peerClosed))])
+        #expect(machine.peerStoppedReading() == [], "once")
+        #expect(machine.read() == (.takeBuffered, [.resumeReading]), "reading resumes for the rest")
+        #expect(machine.received() == [.pauseReading])
+        #expect(machine.ended(.peerClosed) == [.closeSocket], "the end of file ends the channel")
+        #expect(machine.read() == (.takeBuffered, []))
+        #expect(machine.read() == (.takeBuffered, []))
+        #expect(machine.read() == (.end, []))
+    }
+
     @Test("the link dropping keeps what arrived; a local close drops it and ends a waiting reader")
     func linkLostAndLocalClose() {
         var lost = Machine(sendMTU: 100, bufferLimit: 8)

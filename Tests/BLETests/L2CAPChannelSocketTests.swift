@@ -42,4 +42,47 @@ struct L2CAPChannelSocketTests {
         #expect(received == (0..<count).map { UInt8($0) })
         #expect(core.endError?.code == .disconnected)
     }
+
+    /// Fills the channel's end until the socket takes no more (the peer reads nothing).
+    static func fill(_ descriptor: FileDescriptor) {
+        var sdu = [UInt8](repeating: 0xAB, count: 64)
+        while Glibc.send(descriptor.rawValue, &sdu, sdu.count, Int32(MSG_DONTWAIT)) > 0 {}
+    }
+
+    /// A send waiting for room when the peer hangs up fails at once, typed, whether the channel
+    /// still watches for incoming data or has paused reading (its buffer full): a hang-up
+    /// seen by neither watch would leave the send waiting until its deadline, ten minutes
+    /// here (the suite's time limit fails it first).
+    @Test(
+        "a send waiting for room fails as disconnected when the peer hangs up, reading paused or not",
+        arguments: [false, true])
+    func hangUpWhileASendWaits(readingPaused: Bool) async throws {
+        let (descriptor, peer) = try Self.pair()
+        if readingPaused {
+            // More than the buffer holds, unread: the channel stops reading its socket.
+            for index in 0..<5 {
+                var byte = UInt8(index)
+                #expect(send(peer, &byte, 1, 0) == 1)
+            }
+        }
+        Self.fill(descriptor)
+        let peerAddress = L2CAPEndpoint(address: try BluetoothAddress("00:11:22:33:44:55"))
+        let socket = L2CAPSocket(descriptor: descriptor, psm: 0x0080, peer: peerAddress, sendMTU: 64, receiveMTU: 64)
+        let core = L2CAPChannelCore(socket, bufferLimit: 2, describe: "test channel", diagnostics: nil)
+        let waiting = Task {
+            try await core.send(Data(repeating: 1, count: 8), deadline: .now + .seconds(600))
+        }
+        // The send is queued behind a full socket before the peer goes; either order of the
+        // two must end it, so no wait is needed for it to be parked first.
+        close(peer)
+        let outcome = await waiting.result
+        #expect(throws: BLEError.self) { try outcome.get() }
+        if case .failure(let error as BLEError) = outcome { #expect(error.code == .disconnected) }
+        if readingPaused {
+            // What arrived before the hang-up is still read, then the end.
+            var received: [UInt8] = []
+            while let sdu = await core.next() { received.append(contentsOf: sdu) }
+            #expect(received == [0, 1, 2, 3, 4], "\(String(describing: core.endError))")
+        }
+    }
 }

@@ -146,8 +146,15 @@ final class L2CAPChannelCore: Sendable {
         guard let fd = socket.withLock({ $0?.descriptor.rawValue }) else { return }
         withUnsafeTemporaryAllocation(byteCount: receiveMTU + 1, alignment: 16) { buffer in
             guard let base = buffer.baseAddress else { return }
+            var resetSeen = false
             while true {
                 let count = recv(fd, base, buffer.count, Int32(MSG_DONTWAIT))
+                // A peer that closed with our data unread in its socket leaves a reset here,
+                // reported once and before what it sent: read on, up to the end of file.
+                if count < 0 && errno == ECONNRESET && !resetSeen {
+                    resetSeen = true
+                    continue
+                }
                 if count > 0 || (count == 0 && !Self.hungUp(fd)) {
                     let sdu = Data(bytes: base, count: count)
                     let paused = stateEvent { state -> [Machine.Action] in
@@ -276,7 +283,9 @@ final class L2CAPChannelCore: Sendable {
         if written >= 0 { return state.machine.wrote(id) }
         switch errno {
         case EAGAIN, EINTR: return state.machine.wouldBlock()
-        case EPIPE, ECONNRESET, ENOTCONN: return state.machine.ended(.peerClosed)
+        // The peer hung up; what it sent before is read before the channel ends.
+        case EPIPE, ECONNRESET: return state.machine.peerStoppedReading()
+        case ENOTCONN: return state.machine.ended(.peerClosed)
         default: return state.machine.ended(.failed(String(cString: strerror(errno))))
         }
     }

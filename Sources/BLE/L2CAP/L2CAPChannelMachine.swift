@@ -70,6 +70,9 @@ struct L2CAPChannelMachine: Sendable {
     /// ``Action/disarmWritable``). Kept on while the sends that waited are written, dropped
     /// once none is left: a watch left on fires again and again while the socket has room.
     private var watching = false
+    /// A send met the peer's hang-up: nothing more goes out, while what the peer sent before
+    /// closing may still wait in the socket, unread (see ``peerStoppedReading()``).
+    private var sendingEnded = false
     private(set) var buffered = 0
     private var readerWaiting = false
     private var readingPaused = false
@@ -85,6 +88,7 @@ struct L2CAPChannelMachine: Sendable {
 
     mutating func send(_ id: UInt64, size: Int) -> [Action] {
         if let end { return [.failSend(id, .ended(end))] }
+        if sendingEnded { return [.failSend(id, .ended(.peerClosed))] }
         guard size <= sendMTU else { return [.failSend(id, .tooLarge(size: size, mtu: sendMTU))] }
         queued.append(id)
         return queued.count == 1 && !blocked ? [.write(id)] : []
@@ -111,6 +115,24 @@ struct L2CAPChannelMachine: Sendable {
         guard blocked else { return [] }
         blocked = false
         return next()
+    }
+
+    /// A send met the peer's hang-up (`EPIPE`): every send not written fails, and so does
+    /// every later one. The channel does not end here: the peer may have sent its last SDUs
+    /// before closing, and they wait in the socket (all of them, when reading was paused for
+    /// a slow reader); reading goes on, and the end of file ends the channel (``ended(_:)``).
+    /// Closing the socket at once, as on any other end, lost them.
+    mutating func peerStoppedReading() -> [Action] {
+        guard end == nil, !sendingEnded else { return [] }
+        sendingEnded = true
+        var actions = queued.map { Action.failSend($0, .ended(.peerClosed)) }
+        queued.removeAll()
+        blocked = false
+        if watching {
+            watching = false
+            actions.append(.disarmWritable)
+        }
+        return actions
     }
 
     /// A send's caller gave up (cancelled, or its deadline passed) before it was written.

@@ -42,8 +42,15 @@ extension FileDescriptor {
                         message.msg_hdr.msg_iovlen = 1
                         (header + index).initialize(to: message)
                     }
+                    var resetSeen = false
                     while true {
                         let count = Int(cdbus_recvmmsg(fd, header, UInt32(batch), Int32(MSG_DONTWAIT), nil))
+                        // A peer that closed with our data unread in its socket leaves a reset,
+                        // reported once and before what it sent: read on, up to the end of file.
+                        if count < 0 && errno == ECONNRESET && !resetSeen {
+                            resetSeen = true
+                            continue
+                        }
                         if count < 0 {
                             return errno == EAGAIN || errno == EINTR ? .drained : .failed(errno)
                         }

@@ -71,6 +71,19 @@ import Testing
         #expect(end == .hungUp)
     }
 
+    @Test("a peer that closed with our datagrams unread (a reset): what it sent is still delivered, then the hang-up")
+    func resetByPeer() throws {
+        let (reader, writer) = try Self.pair()
+        var ours: UInt8 = 9
+        #expect(Glibc.send(reader.rawValue, &ours, 1, 0) == 1, "left unread in the peer's socket")
+        let sent: [[UInt8]] = [[1], [2, 3]]
+        Self.send(sent, on: writer)
+        writer.close()
+        let (received, end) = Self.read(reader)
+        #expect(received == sent)
+        #expect(end == .hungUp)
+    }
+
     @Test("a hang-up with nothing queued ends at once")
     func hangUpAlone() throws {
         let (reader, writer) = try Self.pair()
