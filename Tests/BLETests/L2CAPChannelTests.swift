@@ -95,6 +95,31 @@ struct L2CAPChannelTests {
         }
     }
 
+    /// The central closes right after its last sends, with echoes of earlier ones unread: the
+    /// simulator's socket reports that as a reset, once and before those SDUs, and its reader
+    /// stopped there, losing them (as the SDK's own reader did on the peer's hang-up).
+    @Test("SDUs sent right before closing reach the peripheral, though its echoes wait unread at the central")
+    func lastSDUsBeforeClose() async throws {
+        try await SimulatorFixture.run(peripherals: [Self.peripheral()]) { fixture in
+            let (central, peripheral) = try await Self.connected(fixture)
+            var options = L2CAPChannelOptions()
+            options.receiveBufferSize = 1
+            let channel = try await peripheral.openL2CAPChannel(psm: Self.echoPSM, options: options)
+            // Nobody reads `incoming`: one echo is buffered, the rest stay in the socket. The
+            // simulator echoes an SDU before it reads the next, so once it received the fourth,
+            // the first three echoes were sent.
+            for index in 0..<4 { try await channel.send(Self.pattern(index, size: 16)) }
+            while fixture.simulator.statistics.l2capSDUsReceived < 4 { try await Task.sleep(for: .milliseconds(5)) }
+            fixture.simulator.holdL2CAPReads(true)
+            for index in 4..<9 { try await channel.send(Self.pattern(index, size: 16)) }
+            channel.close()
+            fixture.simulator.holdL2CAPReads(false)
+            await fixture.simulator.l2capChannelsClosed()
+            #expect(fixture.simulator.statistics.l2capSDUsReceived == 9)
+            await central.close()
+        }
+    }
+
     /// Sends 2,048-byte SDUs until one waits for room (the peer reads nothing): a send that
     /// finds room returns at once, whatever the machine's load, so only a full socket lets the
     /// short deadline pass. Returns how many went out.
