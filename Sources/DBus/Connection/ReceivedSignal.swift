@@ -27,6 +27,12 @@ public struct ReceivedSignal: ~Copyable {
         return name.rawValue.withCString { strcmp($0, sender) == 0 }
     }
 
+    /// Whether the object path that emitted it is `path` (compared in place: no text is made).
+    public func hasPath(_ path: ObjectPath) -> Bool {
+        guard let own = dbus_message_get_path(raw) else { return false }
+        return path.rawValue.withCString { strcmp($0, own) == 0 }
+    }
+
     /// The object path that emitted it (libdbus validated it on arrival).
     public var path: ObjectPath? { dbus_message_get_path(raw).map { ObjectPath(unchecked: String(cString: $0)) } }
 
@@ -35,7 +41,20 @@ public struct ReceivedSignal: ~Copyable {
 
     /// For a `PropertiesChanged(s, a{sv}, as)` of `interface` that changes exactly `property`,
     /// to a byte array, and invalidates nothing: the bytes. `nil` for any other body.
+    ///
+    /// Read from the wire form: libdbus's iterators took fifteen calls and about 7,000
+    /// instructions for what every notification and read echo carries (a tenth of what a
+    /// notification cost the client in all).
     public func changedBytes(interface: InterfaceName, property: String) -> Data? {
+        guard let signature = dbus_message_get_signature(raw), strcmp(signature, "sa{sv}as") == 0 else { return nil }
+        return WireDecoder.withBody(of: raw) { decoder, _ in
+            decoder.changedBytes(interface: interface.rawValue, property: property)
+        }
+    }
+
+    /// ``changedBytes(interface:property:)`` read with libdbus's iterators: what the wire
+    /// reader is checked against.
+    func changedBytesThroughIterators(interface: InterfaceName, property: String) -> Data? {
         var arguments = DBusMessageIter()
         guard dbus_message_iter_init(raw, &arguments) != 0,
             dbus_message_iter_get_arg_type(&arguments) == TypeCode.string,

@@ -146,6 +146,50 @@ import Testing
         #expect(read.invalidated == readByIterators.invalidated)
     }
 
+    @Test("a value change (notification, read echo) reads from the wire as through the iterators, for every shape")
+    func changedBytesAgree() throws {
+        func changed(_ interface: String, _ entries: [(String, DBusValue)], invalidated: [String] = []) -> [DBusValue] {
+            [
+                .string(interface),
+                .dictionary(
+                    key: .string, value: .variant, entries.map { DBusDictionaryEntry(.string($0.0), .variant($0.1)) }),
+                .array(.string, invalidated.map { .string($0) }),
+            ]
+        }
+        let widget = "org.example.Widget1"
+        let bodies: [([DBusValue], Data?)] = [
+            (changed(widget, [("Value", .bytes(Data([1, 2, 3])))]), Data([1, 2, 3])),
+            (changed(widget, [("Value", .bytes(Data()))]), Data()),
+            (
+                changed(widget, [("Value", .bytes(Data((0..<512).map { UInt8($0 & 0xff) })))]),
+                Data((0..<512).map { UInt8($0 & 0xff) })
+            ),
+            // Not a value change: nil, from both.
+            (changed(widget, [("Value", .bytes(Data([1]))), ("Other", .uint32(1))]), nil),
+            (changed(widget, [("Other", .uint32(1)), ("Value", .bytes(Data([1])))]), nil),
+            (changed(widget, [("Value", .bytes(Data([1])))], invalidated: ["Flags"]), nil),
+            (changed(widget, []), nil),
+            (changed(widget, [], invalidated: ["Value"]), nil),
+            (changed("org.example.Widget2", [("Value", .bytes(Data([1])))]), nil),
+            (changed("org.example.Widget", [("Value", .bytes(Data([1])))]), nil),
+            (changed(widget, [("Valu", .bytes(Data([1])))]), nil),
+            (changed(widget, [("ValueX", .bytes(Data([1])))]), nil),
+            (changed(widget, [("Value", .string("text"))]), nil),
+            (changed(widget, [("Value", .array(.int32, [.int32(1)]))]), nil),
+            ([.string(widget), .string("Value")], nil),
+            ([.string(widget)], nil),
+        ]
+        for (body, expected) in bodies {
+            let raw = try Self.received(body)
+            defer { dbus_message_unref(raw) }
+            let signal = ReceivedSignal(raw: raw)
+            let interface = InterfaceName(unchecked: widget)
+            let wire = signal.changedBytes(interface: interface, property: "Value")
+            #expect(wire == expected, "\(body)")
+            #expect(wire == signal.changedBytesThroughIterators(interface: interface, property: "Value"), "\(body)")
+        }
+    }
+
     @Test("a big-endian message reads as a little-endian one does")
     func bigEndian() throws {
         // A signal whose body is a{sv} = {"n": variant uint32 0x01020304, "s": variant string "ok"},
