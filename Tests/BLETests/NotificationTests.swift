@@ -43,6 +43,58 @@ struct NotificationTests {
         }
     }
 
+    /// Values are routed by the path of the characteristic that sent them, the last route
+    /// taken again while the same characteristic goes on: interleaved characteristics and
+    /// peripherals, and a peripheral connected anew (its values' new destination), each
+    /// reach exactly their own subscribers.
+    @Test("interleaved characteristics and peripherals each reach only their own subscribers, in order")
+    func interleavedRoutes() async throws {
+        let second = "D1:00:00:00:00:02"
+        try await SimulatorFixture.run(peripherals: [
+            TestPeripherals.sensor(), TestPeripherals.sensor(address: second),
+        ]) { fixture in
+            let (central, first) = try await fixture.connected(Self.sensor)
+            let other = try await central.connect(try PeripheralID(address: second), timeout: .seconds(10))
+            func subscribe(_ peripheral: Peripheral, _ uuid: String, _ service: String) async throws
+                -> NotificationSequence
+            {
+                try await peripheral.characteristic(BluetoothUUID(uuid), in: BluetoothUUID(service)).subscribe()
+            }
+            let streams = [
+                (Self.sensor, "2A37", try await subscribe(first, "2A37", "180D")),
+                (Self.sensor, "2A19", try await subscribe(first, "2A19", "180F")),
+                (second, "2A37", try await subscribe(other, "2A37", "180D")),
+                (second, "2A19", try await subscribe(other, "2A19", "180F")),
+            ]
+            // Runs of one characteristic, then switches, in an order that visits every pair.
+            let order = [0, 0, 1, 2, 2, 2, 3, 0, 3, 1, 1, 2, 0, 3]
+            var expected: [[Data]] = Array(repeating: [], count: streams.count)
+            for (step, index) in order.enumerated() {
+                let value = Data([UInt8(index), UInt8(step)])
+                expected[index].append(value)
+                try fixture.simulator.notify(address: streams[index].0, characteristic: streams[index].1, value: value)
+            }
+            for (index, stream) in streams.enumerated() {
+                #expect(try await collect(stream.2, count: expected[index].count) == expected[index], "\(index)")
+            }
+            // The first peripheral again, connected anew: its values go to the new
+            // subscription, and the other peripheral's still to its own.
+            try await first.disconnect()
+            let again = try await central.connect(try PeripheralID(address: Self.sensor), timeout: .seconds(10))
+            let renewed = try await subscribe(again, "2A37", "180D")
+            // (An iteration that ended unsubscribed: the other peripheral's is made anew too.)
+            let otherRenewed = try await subscribe(other, "2A37", "180D")
+            for step in 0..<3 {
+                try fixture.simulator.notify(
+                    address: Self.sensor, characteristic: "2A37", value: Data([9, UInt8(step)]))
+                try fixture.simulator.notify(address: second, characteristic: "2A37", value: Data([8, UInt8(step)]))
+            }
+            #expect(try await collect(renewed, count: 3) == (0..<3).map { Data([9, UInt8($0)]) })
+            #expect(try await collect(otherRenewed, count: 3) == (0..<3).map { Data([8, UInt8($0)]) })
+            await central.close()
+        }
+    }
+
     @Test("the notifications property: iterating subscribes")
     func iteratingSubscribes() async throws {
         try await Self.run { fixture, _, peripheral in

@@ -27,7 +27,14 @@ final class BlueZSession: Sendable {
         var refreshes = PropertyRefreshes()
         /// Where each device's `GattCharacteristic1.Value` changes go (its peripheral's GATT
         /// client), by device path.
-        var valueSinks: [Substring: WeakValueSink] = [:]
+        var valueSinks: [Substring: WeakValueSink] = [:] {
+            // Any change of where values go drops the shortcut to the last one.
+            didSet { lastValueRoute = nil }
+        }
+        /// The characteristic whose value changed last and where it went: notifications come
+        /// in runs from one characteristic, and a run's every signal is routed by comparing
+        /// its path in place (no path text, device prefix or hashed look-up per value).
+        var lastValueRoute: ValueRoute?
         /// Who follows each device and the objects below it (its peripheral), by device path.
         var observers: [ObjectPath: WeakObserver] = [:]
         /// Who follows a whole subtree (a scan, its adapter's), with the token
@@ -333,14 +340,30 @@ final class BlueZSession: Sendable {
     private func takeValueChange(_ signal: borrowing ReceivedSignal) -> Bool {
         guard signal.is(BlueZSignal.propertiesChanged, of: .properties),
             let value = signal.changedBytes(
-                interface: BlueZInterface.gattCharacteristic1, property: Self.valueProperty),
-            let path = signal.path, let device = BlueZPath.deviceText(containing: path)
+                interface: BlueZInterface.gattCharacteristic1, property: Self.valueProperty)
         else { return false }
-        // One lock for both: who bluetoothd is, and where its device's values go.
-        let (owner, sink) = state.withLock { ($0.owner, $0.valueSinks[device]?.sink) }
+        // One lock for both: who bluetoothd is, and where its last value went.
+        let (owner, last) = state.withLock { ($0.owner, $0.lastValueRoute) }
+        if let last, signal.hasPath(last.path) {
+            guard let owner, signal.isSent(by: owner) else { return false }
+            last.sink.sink?.valueChanged(last.path, value, serial: signal.serial)
+            return true
+        }
+        guard let path = signal.path, let device = BlueZPath.deviceText(containing: path) else { return false }
         guard let owner, signal.isSent(by: owner) else { return false }
-        sink?.valueChanged(path, value, serial: signal.serial)
+        let sink = state.withLock { state -> WeakValueSink? in
+            let sink = state.valueSinks[device]
+            if let sink { state.lastValueRoute = ValueRoute(path: path, sink: sink) }
+            return sink
+        }
+        sink?.sink?.valueChanged(path, value, serial: signal.serial)
         return true
+    }
+
+    /// Where the values of the characteristic at `path` go.
+    struct ValueRoute {
+        let path: ObjectPath
+        let sink: WeakValueSink
     }
 
     /// An `InterfacesAdded` from bluetoothd's current unique name (a device for every new
