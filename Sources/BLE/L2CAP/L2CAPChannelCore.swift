@@ -3,6 +3,7 @@ import DBus
 import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 
 /// The shell of an ``L2CAPChannel``: feeds ``L2CAPChannelMachine`` what the socket and the
 /// app did and runs its actions. Writes are non-blocking syscalls made under the lock (so
@@ -31,6 +32,9 @@ final class L2CAPChannelCore: Sendable {
 
     private let state: PosixMutex<State>
     private let socket = PosixMutex<WatchedSocket?>(nil)
+    /// The socket reported a reset (the peer is gone): what it still holds is read, then the
+    /// channel ends. Kept across reads, which a slow reader pauses.
+    private let resetSeen = Atomic<Bool>(false)
     private let receiveMTU: Int
     private let describe: String
     private let diagnostics: BLEDiagnostics?
@@ -146,15 +150,11 @@ final class L2CAPChannelCore: Sendable {
         guard let fd = socket.withLock({ $0?.descriptor.rawValue }) else { return }
         withUnsafeTemporaryAllocation(byteCount: receiveMTU + 1, alignment: 16) { buffer in
             guard let base = buffer.baseAddress else { return }
-            var resetSeen = false
             while true {
                 let count = recv(fd, base, buffer.count, Int32(MSG_DONTWAIT))
                 // A peer that closed with our data unread in its socket leaves a reset here,
-                // reported once and before what it sent: read on, up to the end of file.
-                if count < 0 && errno == ECONNRESET && !resetSeen {
-                    resetSeen = true
-                    continue
-                }
+                // reported once and before what it sent: read on, up to the end.
+                if count < 0 && errno == ECONNRESET && !resetSeen.exchange(true, ordering: .relaxed) { continue }
                 if count > 0 || (count == 0 && !Self.hungUp(fd)) {
                     let sdu = Data(bytes: base, count: count)
                     let paused = stateEvent { state -> [Machine.Action] in
@@ -164,14 +164,26 @@ final class L2CAPChannelCore: Sendable {
                     if paused { return }
                     continue
                 }
-                if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
+                // After a reset, an empty queue is the end: a kernel L2CAP socket whose link
+                // dropped reports the reset, then nothing, and no end of file.
+                let reset = resetSeen.load(ordering: .relaxed)
+                if count < 0 && (errno == EAGAIN || errno == EINTR) && !reset { return }
                 let why: Machine.End =
-                    count == 0 || errno == ECONNRESET || errno == ENOTCONN
+                    count == 0 || reset || errno == ECONNRESET || errno == ENOTCONN
                     ? .peerClosed : .failed(String(cString: strerror(errno)))
                 event { $0.ended(why) }
                 return
             }
         }
+    }
+
+    /// Whether an SDU waits unread in the socket (looked at, not taken). A reset waiting to be
+    /// reported comes first, and is taken: the reader then finds what follows it.
+    private static func holdsUnread(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        var count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count < 0 && errno == ECONNRESET { count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+        return count > 0 || (count == 0 && !hungUp(fd))
     }
 
     /// On `SOCK_SEQPACKET` an empty SDU is valid; end of file shows as a hang-up.
@@ -283,8 +295,10 @@ final class L2CAPChannelCore: Sendable {
         if written >= 0 { return state.machine.wrote(id) }
         switch errno {
         case EAGAIN, EINTR: return state.machine.wouldBlock()
-        // The peer hung up; what it sent before is read before the channel ends.
-        case EPIPE, ECONNRESET: return state.machine.peerStoppedReading()
+        // The peer hung up. While what it sent before waits unread, the channel reads on
+        // (its sends fail); with nothing left, it ends now.
+        case EPIPE, ECONNRESET:
+            return Self.holdsUnread(fd) ? state.machine.peerStoppedReading() : state.machine.ended(.peerClosed)
         case ENOTCONN: return state.machine.ended(.peerClosed)
         default: return state.machine.ended(.failed(String(cString: strerror(errno))))
         }

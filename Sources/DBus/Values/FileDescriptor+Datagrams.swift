@@ -52,6 +52,9 @@ extension FileDescriptor {
                             continue
                         }
                         if count < 0 {
+                            // After a reset, an empty queue is the end: a socket whose link
+                            // dropped reports the reset, then nothing, and no end of file.
+                            if resetSeen { return errno == EAGAIN || errno == EINTR ? .hungUp : .failed(errno) }
                             return errno == EAGAIN || errno == EINTR ? .drained : .failed(errno)
                         }
                         // Where the trailing run of empty datagrams starts.
@@ -64,7 +67,8 @@ extension FileDescriptor {
                                     start: base + index * slotSize, count: Int(header[index].msg_len)))
                         }
                         if ended { return .hungUp }
-                        if count < batch { return .drained }
+                        // After a reset, read on to the end (an end of file, or an empty queue).
+                        if count < batch && !resetSeen { return .drained }
                     }
                 }
             }
