@@ -62,6 +62,16 @@ final class ScriptedAgent: Sendable {
         }
     }
 
+    /// Answers the questions held so far (``Answer/silence``) with an error reply named `name`.
+    func answerHeld(refusing name: String) {
+        for reply in held.withLock({ held in
+            defer { held.removeAll() }
+            return held
+        }) {
+            reply.fail(DBusError.reply(name, ""))
+        }
+    }
+
     /// Waits until a call named `member` arrived.
     func waitFor(_ member: String, within deadline: Duration = Fidelity.eventDeadline) async throws {
         let end = ContinuousClock.now + deadline
