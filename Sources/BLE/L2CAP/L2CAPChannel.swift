@@ -13,7 +13,9 @@ import Foundation
 ///
 /// The channel ends when the app calls ``close()`` (or lets go of the channel and of every
 /// iterator of ``incoming``), the peer closes it, or the link drops; then ``incoming`` ends once what arrived before was
-/// read, sends fail, and ``endError`` says why.
+/// read, sends fail, and ``endError`` says why. A peer that closes while SDUs it sent still
+/// wait unread (a reader slower than the peer) loses none of them: sends fail at once, and
+/// the channel ends when the reader reaches the peer's end.
 public final class L2CAPChannel: Sendable, CustomStringConvertible {
     /// The PSM the channel was opened on.
     public let psm: UInt16
