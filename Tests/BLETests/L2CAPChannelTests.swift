@@ -109,7 +109,7 @@ struct L2CAPChannelTests {
             // simulator echoes an SDU before it reads the next, so once it received the fourth,
             // the first three echoes were sent.
             for index in 0..<4 { try await channel.send(Self.pattern(index, size: 16)) }
-            while fixture.simulator.statistics.l2capSDUsReceived < 4 { try await Task.sleep(for: .milliseconds(5)) }
+            await fixture.simulator.l2capSDUsReceived(atLeast: 4)
             fixture.simulator.holdL2CAPReads(true)
             for index in 4..<9 { try await channel.send(Self.pattern(index, size: 16)) }
             channel.close()

@@ -24,10 +24,17 @@ final class SimulatedL2CAPRegistry: Sendable {
         let psm: UInt16
     }
 
+    /// A test waiting for the last channel to close (``closed()``, `sdus` nil) or for its
+    /// channels to have received `sdus` SDUs in all (``received(atLeast:total:)``).
+    private struct Waiter {
+        let sdus: Int?
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
         var ends: [UInt64: SimulatedL2CAPEnd] = [:]
-        /// Who waits for the last channel to close (``closed()``), by id.
-        var closedWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        /// Who waits, by id.
+        var waiters: [UInt64: Waiter] = [:]
         var next: UInt64 = 1
         var listening: [Key: Listening] = [:]
         /// By descriptor number, without the descriptor: an attempt the SDK gives up on
@@ -50,33 +57,68 @@ final class SimulatedL2CAPRegistry: Sendable {
     /// The simulator's end `id` closed (its reader saw the end and stopped: everything it read
     /// is counted).
     func remove(_ id: UInt64) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        wake { state in
             state.ends[id] = nil
-            guard state.ends.isEmpty else { return [] }
-            defer { state.closedWaiters.removeAll() }
-            return Array(state.closedWaiters.values)
+            return state.ends.isEmpty ? { $0.sdus == nil } : nil
         }
-        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The simulator's ends have received `total` SDUs in all (``SimulatorStatistics``).
+    func noteReceived(total: Int) {
+        wake { _ in { $0.sdus.map { $0 <= total } ?? false } }
     }
 
     /// Returns once no channel is open (at once when none is), or when the task is cancelled.
     func closed() async {
+        await wait(sdus: nil) { $0.ends.isEmpty }
+    }
+
+    /// Returns once the simulator's ends have received `count` SDUs in all (at once when
+    /// `total()`, the count so far, is there), or when the task is cancelled.
+    func received(atLeast count: Int, total: @escaping () -> Int) async {
+        // The count is read once the waiter is parked, outside this lock: the daemon takes
+        // this lock under its own (a link's channels hang up with it), so the count, under the
+        // daemon's, is never read under this one. A count reached before the parking is seen
+        // here; one reached after, by its `noteReceived`.
+        let parked = {
+            let now = total()
+            if now >= count { self.noteReceived(total: now) }
+        }
+        await wait(sdus: count, done: { _ in false }, parked: parked)
+    }
+
+    /// Parks the caller as a ``Waiter`` unless `done` holds now (the check and the parking are
+    /// under the lock every waker takes, so no wake-up falls between them), then runs `parked`.
+    private func wait(sdus: Int?, done: (State) -> Bool, parked: () -> Void = {}) async {
         let id = state.withLock { state in
             defer { state.next += 1 }
             return state.next
         }
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                let done = state.withLock { state -> Bool in
-                    if state.ends.isEmpty || Task.isCancelled { return true }
-                    state.closedWaiters[id] = waiter
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if done(state) || Task.isCancelled { return true }
+                    state.waiters[id] = Waiter(sdus: sdus, continuation: continuation)
                     return false
                 }
-                if done { waiter.resume() }
+                if ready { return continuation.resume() }
+                parked()
             }
         } onCancel: {
-            state.withLock { $0.closedWaiters.removeValue(forKey: id) }?.resume()
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
         }
+    }
+
+    /// Runs `change` under the lock; the waiters the predicate it returns accepts are resumed
+    /// after it.
+    private func wake(_ change: (inout State) -> ((Waiter) -> Bool)?) {
+        let ready = state.withLock { state -> [Waiter] in
+            guard let accepts = change(&state) else { return [] }
+            let ready = state.waiters.filter { accepts($0.value) }
+            for id in ready.keys { state.waiters[id] = nil }
+            return Array(ready.values)
+        }
+        for waiter in ready { waiter.continuation.resume() }
     }
 
     /// Hangs up every channel between `adapter` (any adapter when nil) and `peer`.

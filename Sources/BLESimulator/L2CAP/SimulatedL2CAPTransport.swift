@@ -33,10 +33,12 @@ public final class SimulatedL2CAPTransport: L2CAPTransport {
                 descriptor: pair.simulator, adapter: request.local.address, peer: request.peer.address)
             let registration = core.l2cap.add(end)
             end.serve(mtu: server.mtu, gate: core.l2cap.gate) { [core] sdu, end in
-                core.state.withLock {
-                    $0.statistics.l2capSDUsReceived += 1
-                    $0.statistics.l2capBytesReceived += sdu.count
+                let total = core.state.withLock { state -> Int in
+                    state.statistics.l2capSDUsReceived += 1
+                    state.statistics.l2capBytesReceived += sdu.count
+                    return state.statistics.l2capSDUsReceived
                 }
+                core.l2cap.noteReceived(total: total)
                 if server.behavior == .echo { end.send(sdu) }
             } ended: { [registry = core.l2cap] in
                 registry.remove(registration)

@@ -25,6 +25,14 @@ extension Simulator {
         await core.l2cap.closed()
     }
 
+    /// Returns once virtual peripherals have received `count` SDUs on L2CAP channels in all
+    /// (``SimulatorStatistics/l2capSDUsReceived``; at once when they have), or when the task is
+    /// cancelled: a test learns that a peripheral has read (and an echo server answered) what
+    /// it sent, without polling.
+    public func l2capSDUsReceived(atLeast count: Int) async {
+        await core.l2cap.received(atLeast: count) { [core] in core.state.withLock { $0.statistics.l2capSDUsReceived } }
+    }
+
     /// The PSMs published now on the adapter with index `adapter` (`hci0` is 0).
     public func publishedL2CAPChannels(adapter: Int = 0) -> [UInt16] {
         guard let address = adapterAddress(adapter) else { return [] }
