@@ -125,7 +125,12 @@ struct L2CAPChannelMachine: Sendable {
     mutating func peerStoppedReading() -> [Action] {
         guard end == nil, !sendingEnded else { return [] }
         sendingEnded = true
-        var actions = queued.map { Action.failSend($0, .ended(.peerClosed)) }
+        return stopSending(.peerClosed)
+    }
+
+    /// Every send not written fails with `why`, and the watch for room ends.
+    private mutating func stopSending(_ why: End) -> [Action] {
+        var actions = queued.map { Action.failSend($0, .ended(why)) }
         queued.removeAll()
         blocked = false
         if watching {
@@ -201,13 +206,7 @@ struct L2CAPChannelMachine: Sendable {
     mutating func ended(_ why: End) -> [Action] {
         guard end == nil else { return [] }
         end = why
-        var actions = queued.map { Action.failSend($0, .ended(why)) }
-        queued.removeAll()
-        blocked = false
-        if watching {
-            watching = false
-            actions.append(.disarmWritable)
-        }
+        var actions = stopSending(why)
         if why == .closedLocally && buffered > 0 {
             buffered = 0
             actions.append(.discardBuffered)

@@ -1,7 +1,6 @@
 import DBus
 
 extension Peripheral: SessionObserver {
-    /// A change of the device or its objects, from the session (see ``SessionObserver``).
     /// The session closed (its central did): nothing more can come over its bus connection, so
     /// the link is down for this peripheral, its waiting operations fail and its notification
     /// iterations end, as when the bus goes for good, instead of waiting for values that can
@@ -10,6 +9,7 @@ extension Peripheral: SessionObserver {
         enter { $0.endForGood(BLEError(.bluetoothUnavailable, message: "the central was closed")) }
     }
 
+    /// A change of the device or its objects, from the session (see ``SessionObserver``).
     nonisolated func sessionEvent(_ event: SessionEvent) {
         guard session.connection.executor.isCurrent else { return enter { $0.handle(event) } }
         // As ``enter(_:)`` does, without a closure to allocate for every change of the device.

@@ -344,13 +344,12 @@ final class BlueZSession: Sendable {
         else { return false }
         // One lock for both: who bluetoothd is, and where its last value went.
         let (owner, last) = state.withLock { ($0.owner, $0.lastValueRoute) }
+        guard let owner, signal.isSent(by: owner) else { return false }
         if let last, signal.hasPath(last.path) {
-            guard let owner, signal.isSent(by: owner) else { return false }
             last.sink.sink?.valueChanged(last.path, value, serial: signal.serial)
             return true
         }
         guard let path = signal.path, let device = BlueZPath.deviceText(containing: path) else { return false }
-        guard let owner, signal.isSent(by: owner) else { return false }
         let sink = state.withLock { state -> WeakValueSink? in
             let sink = state.valueSinks[device]
             if let sink { state.lastValueRoute = ValueRoute(path: path, sink: sink) }

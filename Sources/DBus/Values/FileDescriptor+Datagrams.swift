@@ -52,10 +52,10 @@ extension FileDescriptor {
                             continue
                         }
                         if count < 0 {
+                            guard errno == EAGAIN || errno == EINTR else { return .failed(errno) }
                             // After a reset, an empty queue is the end: a socket whose link
                             // dropped reports the reset, then nothing, and no end of file.
-                            if resetSeen { return errno == EAGAIN || errno == EINTR ? .hungUp : .failed(errno) }
-                            return errno == EAGAIN || errno == EINTR ? .drained : .failed(errno)
+                            return resetSeen ? .hungUp : .drained
                         }
                         // Where the trailing run of empty datagrams starts.
                         var filled = count
