@@ -144,7 +144,7 @@ final class BlueZSession: Sendable {
                 ended: { [weak self] in self?.subscriptionEnded() },
                 preview: { [weak self] signal in
                     guard let self else { return false }
-                    return takeValueChange(signal) || takeInterfacesAdded(signal) || takePropertiesChanged(signal)
+                    return takePropertiesChanged(signal) || takeInterfacesAdded(signal)
                 },
                 { [weak self] message in self?.consume(message) })
         } catch {
@@ -321,42 +321,45 @@ final class BlueZSession: Sendable {
         repairConnected(after: event)
     }
 
-    /// Any other `PropertiesChanged` from bluetoothd's current unique name (a device's every
-    /// change, an advertiser's RSSI), decoded straight into the mirror's form and applied as
+    /// A `PropertiesChanged` from bluetoothd's current unique name, read once: a notification
+    /// or read echo (`GattCharacteristic1`'s `Value` and nothing else) goes to its device's
+    /// client with nothing else decoded; any other change (a device's every change, an
+    /// advertiser's RSSI) is decoded straight into the mirror's form and applied as
     /// ``consume(_:)`` would. Anything else is left to it.
     private func takePropertiesChanged(_ signal: borrowing ReceivedSignal) -> Bool {
-        guard signal.is(BlueZSignal.propertiesChanged, of: .properties),
-            let owner = state.withLock({ $0.owner }), signal.isSent(by: owner), let path = signal.path,
-            let change = signal.propertiesChanged(known: Self.mirroredInterfaces)
+        guard signal.is(BlueZSignal.propertiesChanged, of: .properties) else { return false }
+        // One lock for both: who bluetoothd is, and where its last value went.
+        let (owner, last) = state.withLock { ($0.owner, $0.lastValueRoute) }
+        guard let owner, signal.isSent(by: owner),
+            let change = signal.propertiesChange(
+                loneBytesOf: BlueZInterface.gattCharacteristic1, property: Self.valueProperty,
+                known: Self.mirroredInterfaces)
         else { return false }
-        applyPropertiesChanged(path, change.interface, change.changed, change.invalidated, serial: signal.serial)
+        switch change {
+        case .loneBytes(let value):
+            takeValue(value, of: signal, after: last)
+        case .changed(let interface, let changed, let invalidated):
+            guard let path = signal.path else { return false }
+            applyPropertiesChanged(path, interface, changed, invalidated, serial: signal.serial)
+        }
         return true
     }
 
-    /// A notification or read echo, taken as received (see ``Connection/signalHandler(matchingAny:ended:preview:_:)``):
-    /// a `PropertiesChanged` of `GattCharacteristic1` from bluetoothd's current unique name
-    /// that carries `Value` and nothing else goes to its device's client, and no message is
-    /// decoded for it. Anything else is left to ``consume(_:)``.
-    private func takeValueChange(_ signal: borrowing ReceivedSignal) -> Bool {
-        guard signal.is(BlueZSignal.propertiesChanged, of: .properties),
-            let value = signal.changedBytes(
-                interface: BlueZInterface.gattCharacteristic1, property: Self.valueProperty)
-        else { return false }
-        // One lock for both: who bluetoothd is, and where its last value went.
-        let (owner, last) = state.withLock { ($0.owner, $0.lastValueRoute) }
-        guard let owner, signal.isSent(by: owner) else { return false }
+    /// A notification or read echo: to the sink the characteristic's last value went to when
+    /// `signal` comes from that characteristic (compared in place, no path made), else to its
+    /// device's client, which becomes the route.
+    private func takeValue(_ value: Data, of signal: borrowing ReceivedSignal, after last: ValueRoute?) {
         if let last, signal.hasPath(last.path) {
             last.sink.sink?.valueChanged(last.path, value, serial: signal.serial)
-            return true
+            return
         }
-        guard let path = signal.path, let device = BlueZPath.deviceText(containing: path) else { return false }
+        guard let path = signal.path, let device = BlueZPath.deviceText(containing: path) else { return }
         let sink = state.withLock { state -> WeakValueSink? in
             let sink = state.valueSinks[device]
             if let sink { state.lastValueRoute = ValueRoute(path: path, sink: sink) }
             return sink
         }
         sink?.sink?.valueChanged(path, value, serial: signal.serial)
-        return true
     }
 
     /// Where the values of the characteristic at `path` go.

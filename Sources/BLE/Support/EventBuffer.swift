@@ -139,8 +139,11 @@ final class EventBuffer<Element: Sendable>: Sendable {
         }
         if let ready { return ready }
         // The continuation is unchecked: the state resumes each waiter once, from whichever of
-        // yield, finish and terminate takes it out.
-        return await withTaskCancellationHandler {
+        // yield, finish and terminate takes it out. The handler is the form that stays on the
+        // caller's executor, as this function does: the `isolation:` form switched executors
+        // on the way in and out, two runtime calls per wait that each took the task's status
+        // lock to find its executor preference (a paced notification waits once per value).
+        return await _unsafeInheritExecutor_withTaskCancellationHandler {
             await withUnsafeContinuation { (waiter: UnsafeContinuation<Element?, Never>) in
                 let now = state.withLock { state -> Element?? in
                     if let value = state.popFirst() { return .some(value) }

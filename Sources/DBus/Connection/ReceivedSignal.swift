@@ -8,7 +8,7 @@ import Foundation
 /// Noncopyable and handed over `borrowing`: the received message is valid only while the
 /// preview runs, so nothing can keep it.
 public struct ReceivedSignal: ~Copyable {
-    private let raw: OpaquePointer
+    let raw: OpaquePointer
 
     init(raw: OpaquePointer) { self.raw = raw }
 

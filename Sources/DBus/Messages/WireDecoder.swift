@@ -82,6 +82,13 @@ struct WireDecoder: ~Copyable {
     /// Whether every byte of the body has been read.
     var isAtEnd: Bool { offset == bytes.count }
 
+    /// Where the cursor is: a reading that gave up part-way goes back there to read the same
+    /// bytes another way.
+    var position: Int {
+        get { offset }
+        set { offset = min(max(newValue, 0), bytes.count) }
+    }
+
     // MARK: Whole bodies
 
     /// Every argument of a body with `signature`, as ``MessageDecoder`` decodes them.

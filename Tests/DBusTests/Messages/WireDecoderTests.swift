@@ -187,6 +187,19 @@ import Testing
             let wire = signal.changedBytes(interface: interface, property: "Value")
             #expect(wire == expected, "\(body)")
             #expect(wire == signal.changedBytesThroughIterators(interface: interface, property: "Value"), "\(body)")
+            // Read once for both questions: the value when it is one, else the whole change.
+            let general = signal.propertiesChanged(known: [interface])
+            switch signal.propertiesChange(loneBytesOf: interface, property: "Value", known: [interface]) {
+            case .loneBytes(let bytes):
+                #expect(bytes == expected, "\(body)")
+            case .changed(let name, let changedProperties, let invalidated):
+                #expect(expected == nil, "\(body)")
+                #expect(name == general?.interface, "\(body)")
+                #expect(changedProperties == general?.changed, "\(body)")
+                #expect(invalidated == general?.invalidated, "\(body)")
+            case nil:
+                #expect(expected == nil && general == nil, "\(body)")
+            }
         }
     }
 
