@@ -31,10 +31,8 @@ extension ReceivedSignal {
                 return .loneBytes(bytes)
             }
             decoder.position = start
-            return decoder.interfaceName(known: known).flatMap { name in
-                decoder.properties(depth: 0).flatMap { changed in
-                    decoder.strings().map { .changed(interface: name, changed: changed, invalidated: $0) }
-                }
+            return decoder.propertiesChanged(known: known).map {
+                .changed(interface: $0.interface, changed: $0.changed, invalidated: $0.invalidated)
             }
         }
         if let read { return read }

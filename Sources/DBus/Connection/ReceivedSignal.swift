@@ -148,13 +148,7 @@ public struct ReceivedSignal: ~Copyable {
         known: [InterfaceName] = []
     ) -> (interface: InterfaceName, changed: [String: DBusValue], invalidated: [String])? {
         guard let signature = dbus_message_get_signature(raw), strcmp(signature, "sa{sv}as") == 0 else { return nil }
-        let read = WireDecoder.withBody(of: raw) { decoder, _ in
-            decoder.interfaceName(known: known).flatMap { name in
-                decoder.properties(depth: 0).flatMap { changed in
-                    decoder.strings().map { (name, changed, $0) }
-                }
-            }
-        }
+        let read = WireDecoder.withBody(of: raw) { decoder, _ in decoder.propertiesChanged(known: known) }
         return read ?? propertiesChangedThroughIterators(known: known)
     }
 

@@ -189,6 +189,16 @@ struct WireDecoder: ~Copyable {
         return offset == end ? strings : nil
     }
 
+    /// The body of a `PropertiesChanged(sa{sv}as)`: the interface (one of `known` taken as it
+    /// is, see ``interfaceName(known:)``), the changed properties and the invalidated names.
+    mutating func propertiesChanged(
+        known: [InterfaceName]
+    ) -> (interface: InterfaceName, changed: [String: DBusValue], invalidated: [String])? {
+        guard let name = interfaceName(known: known), let changed = properties(depth: 0), let invalidated = strings()
+        else { return nil }
+        return (name, changed, invalidated)
+    }
+
     /// The body of a `PropertiesChanged(sa{sv}as)` of `interface` that changes exactly
     /// `property`, to a byte array (`ay`), and invalidates nothing: the bytes. nil for any other
     /// body. Names are compared in place: nothing but the value is made.
