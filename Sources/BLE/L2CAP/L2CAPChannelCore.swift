@@ -155,7 +155,7 @@ final class L2CAPChannelCore: Sendable {
                 // A peer that closed with our data unread in its socket leaves a reset here,
                 // reported once and before what it sent: read on, up to the end.
                 if count < 0 && errno == ECONNRESET && !resetSeen.exchange(true, ordering: .relaxed) { continue }
-                if count > 0 || (count == 0 && !Self.hungUp(fd)) {
+                if count > 0 || (count == 0 && !FileDescriptor.reportsHangUp(fd)) {
                     let sdu = Data(bytes: base, count: count)
                     let paused = stateEvent { state -> [Machine.Action] in
                         state.buffer.append(sdu)
@@ -183,14 +183,7 @@ final class L2CAPChannelCore: Sendable {
         var byte: UInt8 = 0
         var count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         if count < 0 && errno == ECONNRESET { count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) }
-        return count > 0 || (count == 0 && !hungUp(fd))
-    }
-
-    /// On `SOCK_SEQPACKET` an empty SDU is valid; end of file shows as a hang-up.
-    private static func hungUp(_ fd: Int32) -> Bool {
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&poller, 1, 0)
-        return poller.revents & Int16(POLLHUP | POLLERR) != 0
+        return count > 0 || (count == 0 && !FileDescriptor.reportsHangUp(fd))
     }
 
     // MARK: Ending

@@ -41,7 +41,7 @@ final class SimulatedL2CAPEnd: Sendable {
                     resetSeen = true
                     continue
                 }
-                guard count > 0 || (count == 0 && !hungUp()) else { break }
+                guard count > 0 || (count == 0 && !FileDescriptor.reportsHangUp(descriptor.rawValue)) else { break }
                 received(Data(buffer[0..<count]), self)
             }
             hangUp()
@@ -49,13 +49,6 @@ final class SimulatedL2CAPEnd: Sendable {
         }
         thread.name = "ble-sim l2cap"
         thread.start()
-    }
-
-    /// Whether the other side closed: on `SOCK_SEQPACKET` an empty SDU also reads as 0 bytes.
-    private func hungUp() -> Bool {
-        var poller = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
-        _ = poll(&poller, 1, 0)
-        return poller.revents & Int16(POLLHUP | POLLERR) != 0
     }
 
     /// Sends one SDU, blocking while the other side does not read.

@@ -60,7 +60,7 @@ extension FileDescriptor {
                         // Where the trailing run of empty datagrams starts.
                         var filled = count
                         while filled > 0 && header[filled - 1].msg_len == 0 { filled -= 1 }
-                        let ended = filled < count && Self.hungUp(fd)
+                        let ended = filled < count && Self.reportsHangUp(fd)
                         for index in 0..<(ended ? filled : count) {
                             body(
                                 UnsafeRawBufferPointer(
@@ -73,11 +73,5 @@ extension FileDescriptor {
                 }
             }
         }
-    }
-
-    private static func hungUp(_ fd: Int32) -> Bool {
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&poller, 1, 0)
-        return poller.revents & Int16(POLLHUP) != 0
     }
 }
