@@ -49,6 +49,46 @@ struct AcquiredChannelTests {
         }
     }
 
+    @Test("datagrams and reads set the last value in the order they came, and closing keeps the last datagram")
+    func lastValueFollowsDatagramsAndReads() async throws {
+        let echo = "6e400004-b5a3-f393-e0a9-e50e24dcca9e"
+        var uart = Self.uart()
+        uart.services[uart.services.count - 1].characteristics.append(
+            VirtualCharacteristic(uuid: echo, flags: ["read", "write", "notify"]))
+        try await SimulatorFixture.run(peripherals: [uart]) { fixture in
+            let (central, peripheral) = try await GattClientTests.connected(fixture)
+            let characteristic = try await peripheral.characteristic(
+                BluetoothUUID(echo), in: BluetoothUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e"))
+            var iterator = characteristic.acquiredNotifications.makeAsyncIterator()
+            // The channel exists once the simulator delivers to it; retry the push until it does.
+            var sent = 0
+            for attempt in 0..<200 where sent == 0 {
+                sent = try fixture.simulator.notify(
+                    address: SimulatorFixture.heartRateAddress, characteristic: echo, value: Data([0xA1]))
+                if sent == 0 { try await Task.sleep(for: .milliseconds(5 + attempt)) }
+            }
+            #expect(await iterator.next() == Data([0xA1]))
+            try await characteristic.write(Data([0xB2]))
+            #expect(characteristic.lastValue == Data([0xA1]), "a datagram is the last value, a write is not one")
+            try fixture.simulator.notify(
+                address: SimulatorFixture.heartRateAddress, characteristic: echo, value: Data([0xB3]))
+            #expect(await iterator.next() == Data([0xB3]))
+            // Not asked for in between: the read's value must still come after the datagram's.
+            try await characteristic.write(Data([0xB4]))
+            #expect(try await characteristic.read() == Data([0xB4]))
+            #expect(characteristic.lastValue == Data([0xB4]), "a read after a datagram is newer")
+            try fixture.simulator.notify(
+                address: SimulatorFixture.heartRateAddress, characteristic: echo, value: Data([0xC3]))
+            #expect(await iterator.next() == Data([0xC3]))
+            #expect(characteristic.lastValue == Data([0xC3]), "a datagram after a read is newer")
+            try fixture.simulator.notify(
+                address: SimulatorFixture.heartRateAddress, characteristic: echo, value: Data([0xD4]))
+            #expect(await iterator.next() == Data([0xD4]))
+            await central.close()
+            #expect(characteristic.lastValue == Data([0xD4]), "the channel's end keeps its newest datagram")
+        }
+    }
+
     @Test("a write channel carries writes without response and enforces MTU − 3")
     func writeChannel() async throws {
         try await SimulatorFixture.run(peripherals: [Self.uart()]) { fixture in

@@ -18,16 +18,21 @@ final class AcquiredNotifyChannel: Sendable {
         var delivery: [NotificationSubscriber] = []
         var reader: DatagramReader?
         var finished = false
+        /// The newest datagram, until the client notes it as the characteristic's last value
+        /// (``noteNewest(_:)``).
+        var unnoted: Data?
     }
 
     private let state = PosixMutex(State())
     private let path: ObjectPath
-    /// Keeps the characteristic's last value (datagrams bypass the GATT client's signals).
+    /// Keeps the characteristic's last value (datagrams bypass the GATT client's signals): it
+    /// takes this channel's newest datagram when it needs it (``GattClient/settleAcquired(_:)``).
     private let client: GattClient
 
     init(path: ObjectPath, client: GattClient) {
         self.path = path
         self.client = client
+        client.addAcquiredChannel(self, for: path)
     }
 
     var isEmpty: Bool { state.withLock { $0.subscribers.isEmpty } }
@@ -53,8 +58,10 @@ final class AcquiredNotifyChannel: Sendable {
     func attach(_ descriptor: FileDescriptor, on connection: Connection) {
         let reader = DatagramReader(descriptor: descriptor, connection: connection) { [weak self] value in
             guard let self else { return }
-            client.noteValue(path, value)
-            let subscribers = state.withLock { $0.delivery }
+            let subscribers = state.withLock { state in
+                state.unnoted = value
+                return state.delivery
+            }
             for subscriber in subscribers { subscriber.deliver(value) }
         } hangup: { [weak self] in
             self?.detach()
@@ -64,6 +71,16 @@ final class AcquiredNotifyChannel: Sendable {
             return state.reader
         }
         old?.cancel()
+    }
+
+    /// Hands the newest datagram not yet noted to `note`, under this channel's lock: a datagram
+    /// that arrives meanwhile waits, and is noted after it.
+    func noteNewest(_ note: (Data) -> Void) {
+        state.withLock { state in
+            guard let value = state.unnoted else { return }
+            state.unnoted = nil
+            note(value)
+        }
     }
 
     /// Closes the socket (BlueZ then releases the acquisition); subscribers stay.
@@ -86,6 +103,7 @@ final class AcquiredNotifyChannel: Sendable {
         }
         reader?.cancel()
         for subscriber in subscribers { subscriber.buffer.finish() }
+        client.removeAcquiredChannel(self, for: path)
     }
 }
 

@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import Synchronization
 
 /// One call to bluetoothd that a GATT operation makes: built when it is sent.
 ///
@@ -52,6 +53,12 @@ final class GattClient: GattValueSink, Sendable {
     private let session: BlueZSession
     /// Told each time a write without response becomes able to go out at once.
     let readiness: EventBroadcast<Void>
+    /// The AcquireNotify channels, by characteristic: each keeps its newest datagram until it is
+    /// noted as the last value (see ``settleAcquired(_:)``), and how many there are, read before
+    /// the dictionary so that a value over D-Bus takes no lock for them when there are none.
+    /// (Held weakly: a channel holds its client.)
+    let acquiredChannels = PosixMutex<[ObjectPath: WeakAcquiredChannel]>([:])
+    let acquiredChannelCount = Atomic<Int>(0)
 
     init(session: BlueZSession, pipelineWindow: Int) {
         self.session = session
@@ -121,6 +128,7 @@ final class GattClient: GattValueSink, Sendable {
     // MARK: Notifications
 
     func valueChanged(_ path: ObjectPath, _ value: Data, serial: UInt32) {
+        settleAcquired(path)
         // Most values are plain notifications: handed over with no action built.
         let (targets, actions, ready) = machine.withLock {
             machine -> ([NotificationSubscriber], [Machine.Action], Bool?) in
@@ -137,7 +145,10 @@ final class GattClient: GattValueSink, Sendable {
     func noteValue(_ path: ObjectPath, _ value: Data) { machine.withLock { $0.notedValue(path, value) } }
 
     /// The newest value read or notified of the characteristic at `path`.
-    func lastValue(_ path: ObjectPath) -> Data? { machine.withLock { $0.lastValue(path) } }
+    func lastValue(_ path: ObjectPath) -> Data? {
+        settleAcquired(path)
+        return machine.withLock { $0.lastValue(path) }
+    }
 
     /// Adds a subscriber, whose values are delivered from now on.
     func subscribe(_ path: ObjectPath, _ subscriber: NotificationSubscriber) {
@@ -185,6 +196,7 @@ final class GattClient: GattValueSink, Sendable {
             {
                 echo = (value, reply.serial)
             }
+            if call.readsWholeValue, echo != nil { settleAcquired(call.path) }
             run(
                 machine.withLock { machine in
                     if call.readsWholeValue, let echo { machine.notedValue(call.path, echo.value) }
