@@ -10,7 +10,7 @@ import Foundation
 final class RecordingClient: Sendable {
     let connection: Connection
     let transcript = Transcript()
-    private let reader: PosixMutex<Task<Void, Never>?> = PosixMutex(nil)
+    private let subscription: PosixMutex<SignalHandlerSubscription?> = PosixMutex(nil)
     private let barriers = PosixMutex<UInt32>(0)
 
     /// The interface of the client's own barrier signals (see ``settle()``).
@@ -24,32 +24,33 @@ final class RecordingClient: Sendable {
     static func connect(to bus: TestBus) async throws -> RecordingClient {
         var options = ConnectionOptions()
         options.defaultTimeout = Fidelity.callTimeout
-        options.defaultSignalBuffering = .unbounded
         let connection = try await bus.connect(options: options)
         let client = RecordingClient(connection: connection)
-        let subscription = try await connection.signals(
+        let transcript = client.transcript
+        // Recorded on the I/O thread as each signal is dispatched, in the bus's order: no task
+        // or stream between the bus and the transcript (a stream's hand-over, inside the
+        // concurrency runtime, is one ThreadSanitizer cannot see, and it reported the message's
+        // fields as racing their decoding).
+        let subscription = try await connection.signalHandler(
             matchingAny: [
                 MatchRule(sender: BlueZService.busName),
                 MatchRule(
                     sender: .bus, interface: .bus, member: try MemberName("NameOwnerChanged"),
                     arguments: [0: BlueZService.busName.rawValue]),
                 MatchRule(sender: connection.uniqueName, interface: barrierInterface),
-            ])
-        let transcript = client.transcript
-        let task = Task {
-            for await message in subscription {
-                if message.interface == barrierInterface {
-                    if case .uint32(let number)? = message.body.first { transcript.reach(barrier: number) }
-                    continue
-                }
-                transcript.record(
-                    TranscriptEntry(
-                        kind: .signal, path: message.path, interface: message.interface,
-                        member: message.member?.rawValue ?? "?", body: message.body, sender: message.sender,
-                        serial: message.serial))
+            ]
+        ) { message in
+            if message.interface == barrierInterface {
+                if case .uint32(let number)? = message.body.first { transcript.reach(barrier: number) }
+                return
             }
+            transcript.record(
+                TranscriptEntry(
+                    kind: .signal, path: message.path, interface: message.interface,
+                    member: message.member?.rawValue ?? "?", body: message.body, sender: message.sender,
+                    serial: message.serial))
         }
-        client.reader.withLock { $0 = task }
+        client.subscription.withLock { $0 = subscription }
         return client
     }
 
@@ -59,7 +60,7 @@ final class RecordingClient: Sendable {
     /// Leaves the bus: bluetoothd sees the name go and drops this client's sessions.
     func close() {
         connection.close()
-        reader.withLock { $0 }?.cancel()
+        subscription.withLock { $0 }?.cancel()
     }
 
     /// Waits until every signal delivered so far is recorded: the client sends itself a
