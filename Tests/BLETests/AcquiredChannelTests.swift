@@ -1,9 +1,11 @@
 import BLE
 import BLESimulator
+import BlueZ
+import DBus
 import Foundation
 import Testing
 
-@Suite("AcquireNotify and AcquireWrite")
+@Suite("AcquireNotify and AcquireWrite", .timeLimit(.minutes(1)))
 struct AcquiredChannelTests {
     static func uart() -> VirtualPeripheral {
         var peripheral = SimulatorFixture.heartRateMonitor()
@@ -19,6 +21,33 @@ struct AcquiredChannelTests {
         return peripheral
     }
 
+    /// Starts an acquired iteration of `characteristic` and returns it once the simulated
+    /// daemon granted the AcquireNotify (its `NotifyAcquired` turned true, a signal watched from
+    /// before the iteration began): a datagram pushed from then on reaches the iteration,
+    /// waiting in the socket if the SDK has not started reading it yet.
+    static func acquiredIteration(
+        _ characteristic: Characteristic, on fixture: SimulatorFixture
+    ) async throws -> NotificationSequence.AsyncIterator {
+        let probe = try await BusProbe.open(fixture)
+        defer { probe.close() }
+        let changes = try await probe.connection.signals(matchingAny: [
+            MatchRule(
+                sender: BlueZService.busName, interface: .properties, member: BlueZSignal.propertiesChanged,
+                arguments: [0: BlueZInterface.gattCharacteristic1.rawValue])
+        ])
+        let iterator = characteristic.acquiredNotifications.makeAsyncIterator()
+        var granted = false
+        for await change in changes {
+            guard case .dictionary(_, _, let entries)? = change.body.dropFirst().first else { continue }
+            granted = entries.contains {
+                $0.key == .string("NotifyAcquired") && $0.value.unwrappingVariant == .boolean(true)
+            }
+            if granted { break }
+        }
+        try #require(granted, "the bus closed before the AcquireNotify was granted")
+        return iterator
+    }
+
     @Test("acquired notifications deliver every datagram, in order, the last one kept as the last value")
     func acquiredNotifications() async throws {
         try await SimulatorFixture.run(peripherals: [Self.uart()]) { fixture in
@@ -26,15 +55,10 @@ struct AcquiredChannelTests {
             let tx = try await peripheral.characteristic(
                 BluetoothUUID("6e400003-b5a3-f393-e0a9-e50e24dcca9e"),
                 in: BluetoothUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e"))
-            var iterator = tx.acquiredNotifications.makeAsyncIterator()
-            // The channel exists once the simulator delivers to it; retry the push until it does.
-            var sent = 0
-            for attempt in 0..<200 where sent == 0 {
-                sent = try fixture.simulator.notify(
-                    address: SimulatorFixture.heartRateAddress, characteristic: "6e400003-b5a3-f393-e0a9-e50e24dcca9e",
-                    value: Data([0xAA]))
-                if sent == 0 { try await Task.sleep(for: .milliseconds(5 + attempt)) }
-            }
+            var iterator = try await Self.acquiredIteration(tx, on: fixture)
+            let sent = try fixture.simulator.notify(
+                address: SimulatorFixture.heartRateAddress, characteristic: "6e400003-b5a3-f393-e0a9-e50e24dcca9e",
+                value: Data([0xAA]))
             #expect(sent == 1)
             for byte in UInt8(1)...3 {
                 try fixture.simulator.notify(
@@ -59,14 +83,9 @@ struct AcquiredChannelTests {
             let (central, peripheral) = try await GattClientTests.connected(fixture)
             let characteristic = try await peripheral.characteristic(
                 BluetoothUUID(echo), in: BluetoothUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e"))
-            var iterator = characteristic.acquiredNotifications.makeAsyncIterator()
-            // The channel exists once the simulator delivers to it; retry the push until it does.
-            var sent = 0
-            for attempt in 0..<200 where sent == 0 {
-                sent = try fixture.simulator.notify(
-                    address: SimulatorFixture.heartRateAddress, characteristic: echo, value: Data([0xA1]))
-                if sent == 0 { try await Task.sleep(for: .milliseconds(5 + attempt)) }
-            }
+            var iterator = try await Self.acquiredIteration(characteristic, on: fixture)
+            try fixture.simulator.notify(
+                address: SimulatorFixture.heartRateAddress, characteristic: echo, value: Data([0xA1]))
             #expect(await iterator.next() == Data([0xA1]))
             try await characteristic.write(Data([0xB2]))
             #expect(characteristic.lastValue == Data([0xA1]), "a datagram is the last value, a write is not one")
