@@ -21,7 +21,9 @@ struct PeripheralManagerDeadlineTests {
                 fixture.simulator.registeredApplications.first?.services.map(\.uuid)
                     == [BluetoothUUID("180F").uuidString]
             }
-            try await manager.add(TestServices.secured, timeout: .seconds(5))
+            // The manager goes on: within the default deadline (no wall-clock bound of the
+            // test's own on a loaded machine).
+            try await manager.add(TestServices.secured)
             #expect(fixture.simulator.registeredApplications.first?.services.count == 2)
         }
     }
@@ -43,7 +45,7 @@ struct PeripheralManagerDeadlineTests {
             #expect(error?.code == .timeout)
             _ = try await first
             #expect(await manager.publishedServices.map(\.uuid) == ["180F"])
-            try await manager.removeAllServices(timeout: .seconds(5))
+            try await manager.removeAllServices()
             #expect(await manager.publishedServices.isEmpty)
         }
     }

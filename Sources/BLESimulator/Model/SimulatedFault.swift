@@ -19,10 +19,11 @@ public struct SimulatedFault: Sendable, Hashable {
         case acquire
         /// `Adapter1.StartDiscovery`
         case startDiscovery
-        /// `LEAdvertisingManager1.RegisterAdvertisement`: the answer, once the advertisement is
-        /// registered (its `Timeout` already runs)
+        /// `LEAdvertisingManager1.RegisterAdvertisement`: the answer of the next call received,
+        /// once the advertisement is registered (its `Timeout` already runs)
         case registerAdvertisement
-        /// `GattManager1.RegisterApplication`: the answer, once the application is registered
+        /// `GattManager1.RegisterApplication`: the answer of the next call received, once the
+        /// application is registered
         case registerApplication
     }
 

@@ -10,6 +10,8 @@ extension Daemon {
     /// parsing it (bluez-dbus-api.md §6.1).
     func registerAdvertisement(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
         guard let key = Self.registrationKey(call, adapter: index) else { return reply.fail(Self.invalidArguments) }
+        // The fault is the next call's, taken as it arrives (see answerRegistrationAfterFault).
+        var fault: SimulatedFault.Action?
         let accepted = core.state.withLock { state -> Bool in
             guard isCurrent(state) else { return false }
             state.server.adopt(generation: generation)
@@ -24,13 +26,14 @@ extension Daemon {
                 return false
             }
             state.server.pendingAdvertisements.insert(key)
+            fault = state.takeFault(.registerAdvertisement, address: key.owner.rawValue)
             return true
         }
         guard accepted else { return }
-        addTask(Task { [weak self] in await self?.completeAdvertisement(key, reply) })
+        addTask(Task { [weak self, fault] in await self?.completeAdvertisement(key, reply, fault: fault) })
     }
 
-    private func completeAdvertisement(_ key: RegistrationKey, _ reply: MethodReply) async {
+    private func completeAdvertisement(_ key: RegistrationKey, _ reply: MethodReply, fault: SimulatedFault.Action?) async {
         // Subscribe before reading, so a change made right after GetAll is not lost.
         let rule = MatchRule(
             sender: key.owner, path: key.path, interface: .properties, member: BlueZSignal.propertiesChanged,
@@ -63,7 +66,7 @@ extension Daemon {
         // A fault's delay lets a short `Timeout` expire first, as on a loaded machine.
         guard
             await answerRegistrationAfterFault(
-                .registerAdvertisement, key, reply, refusal: Self.kernelRefused, drop: dropAdvertisement)
+                fault, key, reply, refusal: Self.kernelRefused, drop: dropAdvertisement)
         else { return }
         // ≥5.87 tells the application its instance when it exports the property.
         if profile.advertisingFeatures, case .success(let properties) = parsed, properties.instance != nil {

@@ -29,6 +29,8 @@ extension Daemon {
     /// (bluez-dbus-api.md §5.1), so the caller must keep dispatching while it waits.
     func registerApplication(_ call: DBusMessage, _ reply: MethodReply, adapter index: Int) {
         guard let key = Self.registrationKey(call, adapter: index) else { return reply.fail(Self.invalidArguments) }
+        // The fault is the next call's, taken as it arrives (see answerRegistrationAfterFault).
+        var fault: SimulatedFault.Action?
         let accepted = core.state.withLock { state -> Bool in
             guard isCurrent(state) else { return false }
             state.server.adopt(generation: generation)
@@ -37,10 +39,11 @@ extension Daemon {
                 return false
             }
             state.server.pendingApplications.insert(key)
+            fault = state.takeFault(.registerApplication, address: key.owner.rawValue)
             return true
         }
         guard accepted else { return }
-        addTask(Task { [weak self] in await self?.completeApplication(key, reply) })
+        addTask(Task { [weak self, fault] in await self?.completeApplication(key, reply, fault: fault) })
     }
 
     /// A handle bluetoothd writes back into the application with `Properties.Set`.
@@ -50,7 +53,7 @@ extension Daemon {
         var handle: UInt16
     }
 
-    private func completeApplication(_ key: RegistrationKey, _ reply: MethodReply) async {
+    private func completeApplication(_ key: RegistrationKey, _ reply: MethodReply, fault: SimulatedFault.Action?) async {
         // Subscribe before reading, so a Value change or InterfacesRemoved sent right after the
         // objects were read is not lost.
         let signals = try? await connection.signals(matching: MatchRule(sender: key.owner, pathNamespace: key.path))
@@ -87,7 +90,7 @@ extension Daemon {
         await write(writeBacks, to: key.owner)
         guard
             await answerRegistrationAfterFault(
-                .registerApplication, key, reply,
+                fault, key, reply,
                 refusal: Self.error(BlueZErrorName.failed, BlueZErrorMessage.failedToRegisterApplication),
                 drop: dropApplication)
         else { return }

@@ -2,15 +2,19 @@ import BlueZ
 import DBus
 
 extension Daemon {
-    /// A registration fault (`registerAdvertisement`, `registerApplication`) on the answer of a
-    /// registration already made: `delay` answers later, `noReply` never; `fail` drops the
-    /// registration (`drop`) and fails the call with its error, `attError` and `dropLink` with
-    /// `refusal`. Whether to answer now.
+    /// A registration fault (`registerAdvertisement`, `registerApplication`), taken by the shell
+    /// when it accepts the call (`SimState.takeFault`) and applied here to the answer of the
+    /// registration made: `delay` answers later, `noReply` never; `fail` drops the registration
+    /// (`drop`) and fails the call with its error, `attError` and `dropLink` with `refusal`.
+    /// Whether to answer now.
+    ///
+    /// Taken on arrival, not on completion: the fault belongs to the next call received, also
+    /// when that call fails on the way (unregistered while pending) and a later one completes
+    /// first.
     func answerRegistrationAfterFault(
-        _ operation: SimulatedFault.Operation, _ key: RegistrationKey, _ reply: MethodReply, refusal: DBusError,
+        _ fault: SimulatedFault.Action?, _ key: RegistrationKey, _ reply: MethodReply, refusal: DBusError,
         drop: (RegistrationKey) -> Void
     ) async -> Bool {
-        let fault = core.state.withLock { $0.takeFault(operation, address: key.owner.rawValue) }
         switch fault {
         case nil: return true
         case .delay(let delay)?:

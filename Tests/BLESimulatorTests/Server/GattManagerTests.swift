@@ -95,6 +95,21 @@ struct GattManagerTests {
         }
     }
 
+    @Test("A registration fault belongs to the next call received, also to one that fails on the way")
+    func faultTakenOnArrival() async throws {
+        try await ServerHarness.run { simulator, app, _ in
+            simulator.inject(SimulatedFault(.registerApplication, action: .noReply))
+            // No objects yet: bluetoothd refuses the application after reading them.
+            let refused = await registrationError { () async throws(DBusError) in try await app.registerApplication() }
+            #expect(refused != nil)
+            #expect(simulator.pendingFaults.isEmpty)
+            // The fault went with that call: the next registration is answered.
+            try app.export([ServerFixtures.battery])
+            try await app.registerApplication()
+            #expect(simulator.registeredApplications.count == 1)
+        }
+    }
+
     @Test("UnregisterApplication: success once, then DoesNotExist; unknown paths DoesNotExist")
     func unregister() async throws {
         try await ServerHarness.run { simulator, app, _ in
