@@ -33,7 +33,9 @@ extension Daemon {
         addTask(Task { [weak self, fault] in await self?.completeAdvertisement(key, reply, fault: fault) })
     }
 
-    private func completeAdvertisement(_ key: RegistrationKey, _ reply: MethodReply, fault: SimulatedFault.Action?) async {
+    private func completeAdvertisement(_ key: RegistrationKey, _ reply: MethodReply, fault: SimulatedFault.Action?)
+        async
+    {
         // Subscribe before reading, so a change made right after GetAll is not lost.
         let rule = MatchRule(
             sender: key.owner, path: key.path, interface: .properties, member: BlueZSignal.propertiesChanged,

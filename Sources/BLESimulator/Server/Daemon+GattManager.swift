@@ -53,7 +53,8 @@ extension Daemon {
         var handle: UInt16
     }
 
-    private func completeApplication(_ key: RegistrationKey, _ reply: MethodReply, fault: SimulatedFault.Action?) async {
+    private func completeApplication(_ key: RegistrationKey, _ reply: MethodReply, fault: SimulatedFault.Action?) async
+    {
         // Subscribe before reading, so a Value change or InterfacesRemoved sent right after the
         // objects were read is not lost.
         let signals = try? await connection.signals(matching: MatchRule(sender: key.owner, pathNamespace: key.path))
