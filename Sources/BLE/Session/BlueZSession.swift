@@ -328,8 +328,14 @@ final class BlueZSession: Sendable {
     /// ``consume(_:)`` would. Anything else is left to it.
     private func takePropertiesChanged(_ signal: borrowing ReceivedSignal) -> Bool {
         guard signal.is(BlueZSignal.propertiesChanged, of: .properties) else { return false }
-        // One lock for both: who bluetoothd is, and where its last value went.
-        let (owner, last) = state.withLock { ($0.owner, $0.lastValueRoute) }
+        // One lock for both: who bluetoothd is, and where its last value went (its sink taken
+        // strong here: a copy of the route would copy its weak reference, and destroy it after).
+        let (owner, last) = state.withLock { state -> (BusName?, (path: ObjectPath, sink: any GattValueSink)?) in
+            guard let path = state.lastValueRoute?.path, let sink = state.lastValueRoute?.sink.sink else {
+                return (state.owner, nil)
+            }
+            return (state.owner, (path, sink))
+        }
         guard let owner, signal.isSent(by: owner),
             let change = signal.propertiesChange(
                 loneBytesOf: BlueZInterface.gattCharacteristic1, property: Self.valueProperty,
@@ -348,9 +354,11 @@ final class BlueZSession: Sendable {
     /// A notification or read echo: to the sink the characteristic's last value went to when
     /// `signal` comes from that characteristic (compared in place, no path made), else to its
     /// device's client, which becomes the route.
-    private func takeValue(_ value: Data, of signal: borrowing ReceivedSignal, after last: ValueRoute?) {
+    private func takeValue(
+        _ value: Data, of signal: borrowing ReceivedSignal, after last: (path: ObjectPath, sink: any GattValueSink)?
+    ) {
         if let last, signal.hasPath(last.path) {
-            last.sink.sink?.valueChanged(last.path, value, serial: signal.serial)
+            last.sink.valueChanged(last.path, value, serial: signal.serial)
             return
         }
         guard let path = signal.path, let device = BlueZPath.deviceText(containing: path) else { return }
