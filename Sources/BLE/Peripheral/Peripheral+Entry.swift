@@ -13,7 +13,7 @@ extension Peripheral: SessionObserver {
     nonisolated func sessionEvent(_ event: SessionEvent) {
         guard session.connection.executor.isCurrent else { return enter { $0.handle(event) } }
         // As ``enter(_:)`` does, without a closure to allocate for every change of the device.
-        assumeIsolated { peripheral in
+        runIsolatedUnchecked { peripheral in
             guard !peripheral.isRunningLinkActions else {
                 peripheral.deferredEntries.append { $0.handle(event) }
                 return
@@ -37,7 +37,7 @@ extension Peripheral: SessionObserver {
             Task(executorPreference: executor) { await self.run(work) }
             return
         }
-        assumeIsolated { peripheral in peripheral.run(work) }
+        runIsolatedUnchecked { peripheral in peripheral.run(work) }
     }
 
     private func run(_ work: @escaping @Sendable (isolated Peripheral) -> Void) {
