@@ -9,7 +9,7 @@ extension Actor {
     /// wrong assumption traps there.
     nonisolated func runIsolatedUnchecked(_ operation: (isolated Self) -> Void) {
         #if DEBUG
-        preconditionIsolated("runIsolatedUnchecked off the actor's executor")
+            preconditionIsolated("runIsolatedUnchecked off the actor's executor")
         #endif
         typealias Isolated = (isolated Self) -> Void
         typealias Plain = (Self) -> Void
