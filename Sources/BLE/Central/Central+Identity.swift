@@ -9,6 +9,9 @@ extension Central {
     /// bluetoothd both give it (the adapter may have another `hciN` name than when the ID was
     /// made), else by name.
     func isOnThisAdapter(_ id: PeripheralID) -> Bool {
+        // An ID without the adapter's address names it by name alone: the adapter's address is
+        // not read (and parsed) from the mirror then, on every connect.
+        guard id.adapterBluetoothAddress != nil else { return id.adapter == adapterName }
         let adapter = adapterIdentity
         return id.isOnAdapter(name: adapter.name, address: adapter.address)
     }

@@ -43,12 +43,14 @@ extension Peripheral {
         session.diagnostics.didResume(site)
         switch result {
         case .success:
+            // Each step only when it has something to do: an async call costs its frame and
+            // its bookkeeping even when it returns at once, on every connection.
             if followUp == .rearm {
-                await rearmSubscriptions()
-                await reacquireChannels()
+                if !gatt.sessions.isEmpty { await rearmSubscriptions() }
+                if !gatt.acquired.isEmpty { await reacquireChannels() }
             }
             central?.restoration?.connected(self.id, policy: lifecycle.policy)
-            await subscribeAgainAfterRestoredLink()
+            if !restoredSubscriptions.isEmpty { await subscribeAgainAfterRestoredLink() }
         case .failure(let error):
             if followUp == .disconnectUnlessDaemonLeaves, await Self.daemonLeaves(session) {
                 // BlueZ cancelled the Connect though this process did not ask: bluetoothd
