@@ -17,7 +17,10 @@ DESCRIPTION = {
     "minimum": "lean C floor (today's floor: its device's Device1 changes only)",
 }
 RATIO_COLUMNS = (("floor", "B/A"), ("bleak", "B/C"), ("minimum", "B/M"))  # swift/other
+# "read, write, write without response, notifications and scan": every notification case (burst and
+# paced, D-Bus and AcquireNotify) and both scans, whether met or not.
 CPU_CASES = ("read-20", "read-512", "write-20", "write-512", "wcmd-20", "wcmd-20-w16", "notify-dbus-burst-20",
+             "notify-dbus-paced-20", "notify-acquire-burst-20", "notify-acquire-paced-20", "scan-1000",
              "scan-10000")
 LATENCY_CASES = ("read-20", "read-512", "write-20", "write-512")
 CS_LIMITS = {"read-20": 1.5, "read-512": 1.5, "write-20": 1.5, "write-512": 1.5, "wcmd-20": 1.5,
@@ -291,3 +294,15 @@ def render_svg(meta, summaries):
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 60}" height="{height}" '
             f'font-family="sans-serif"><rect width="100%" height="100%" fill="#fff"/>{header}'
             + "".join(parts) + legend + "</svg>\n")
+
+
+if __name__ == "__main__":
+    # Renders gatt.md and gatt.svg again from a gatt.json (after a change to this report).
+    import json
+    import sys
+    from pathlib import Path
+
+    source = Path(sys.argv[1] if len(sys.argv) > 1 else "Benchmarks/results/gatt.json")
+    data = json.loads(source.read_text())
+    (source.parent / "gatt.md").write_text(render_markdown(data["meta"], data["summary"]))
+    (source.parent / "gatt.svg").write_text(render_svg(data["meta"], data["summary"]))
