@@ -54,7 +54,7 @@ public struct DeviceAdvertisement: Sendable, Hashable {
                     name = try decoding.decode(key, value)
                 }
             case 5:
-                if key == Key.uuids { uuids = try decoding.decode(key, value) }
+                if key == Key.uuids { uuids = try decoding.decodeStrings(key, value) }
             case 7:
                 if key == Key.address {
                     address = try decoding.decode(key, value)

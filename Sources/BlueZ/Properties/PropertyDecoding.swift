@@ -37,6 +37,23 @@ struct PropertyDecoding {
         }
     }
 
+    /// An array of strings (`as`, such as `UUIDs`), read as such: the generic ``decode(_:_:as:)``
+    /// builds the array's D-Bus type twice to compare them and decodes through the array's
+    /// unspecialised conformance, for every advertisement a scan sees.
+    func decodeStrings(_ key: String, _ value: DBusValue) throws(DBusError) -> [String] {
+        let inner = Self.unwrapped(value)
+        guard case .array(.string, let elements) = inner else {
+            throw mismatch(key, expected: .array(.string), got: inner)
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .string(let string) = element else { throw mismatch(key, expected: .array(.string), got: inner) }
+            strings.append(string)
+        }
+        return strings
+    }
+
     /// A dictionary `a{Kv}` whose variants all hold `ay`, such as `ManufacturerData` (`a{qv}`),
     /// `ServiceData` (`a{sv}`) and `AdvertisingData` (`a{yv}`). A repeated key keeps its last value.
     func decodeByteMap<K: DBusRepresentable & Hashable>(
