@@ -99,7 +99,9 @@ struct FaultSoakTests {
         }
         let chaos = Task {
             var random = SeededGenerator(seed: plan.seed &+ 1000)
-            await SoakChaos(world: world).run(using: &random) { progress.finished.load(ordering: .relaxed) }
+            await SoakChaos(world: world).run(using: &random, done: { progress.done.load(ordering: .relaxed) }) {
+                progress.finished.load(ordering: .relaxed)
+            }
         }
         // Measures the scheduling lag that the deadline checks allow for (see SoakWorld.run).
         let pacer = Task { await world.lag.pace { progress.finished.load(ordering: .relaxed) } }
