@@ -264,11 +264,14 @@ struct NotificationTally: Sendable {
     /// Records a value; true once every sequence number has arrived.
     mutating func receive(_ value: Data, at now: UInt64) -> Bool {
         guard value.count >= 12 else { return false }
-        var stamp: UInt64 = 0
-        var sequence: UInt32 = 0
-        value.withUnsafeBytes { raw in
-            for index in (0..<8).reversed() { stamp = stamp << 8 | UInt64(raw[index]) }
-            for index in (8..<12).reversed() { sequence = sequence << 8 | UInt32(raw[index]) }
+        // Two little-endian loads, what the floor's byte loops compile to: the same loops here,
+        // over variables the closure captures, cost three dynamic exclusivity checks per value,
+        // which the floor does not pay.
+        let (stamp, sequence) = value.withUnsafeBytes { raw in
+            (
+                UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)),
+                UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+            )
         }
         let slot = Int(sequence)
         guard slot < seen.count, !seen[slot] else { return false }
