@@ -103,6 +103,11 @@ final class GattClient: GattValueSink, Sendable {
             run(machine.withLock { machine in (machine.cancel(id, now: .now), machine.readinessChange()) })
         }
         session.diagnostics.operationDidResume()
+        // The reply was decoded on the I/O thread before the machine's lock was taken to hand it
+        // over; taking that lock once orders the caller's reads after those writes in a way
+        // ThreadSanitizer sees (the runtime orders them too, in code it does not instrument, and
+        // a reply that came before the caller had suspended was reported once as a race).
+        machine.withLock { _ in }
         return try result.get()
     }
 
