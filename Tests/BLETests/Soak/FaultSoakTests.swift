@@ -99,9 +99,7 @@ struct FaultSoakTests {
         }
         let chaos = Task {
             var random = SeededGenerator(seed: plan.seed &+ 1000)
-            await SoakChaos(world: world).run(using: &random, done: { progress.done.load(ordering: .relaxed) }) {
-                progress.finished.load(ordering: .relaxed)
-            }
+            await SoakChaos(world: world).run(using: &random, progress: progress)
         }
         // Measures the scheduling lag that the deadline checks allow for (see SoakWorld.run).
         let pacer = Task { await world.lag.pace { progress.finished.load(ordering: .relaxed) } }
@@ -125,7 +123,7 @@ struct FaultSoakTests {
             }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        progress.finished.store(true, ordering: .relaxed)
+        progress.finish()
         await chaos.value
         await indicator.value
         await pacer.value
@@ -156,7 +154,7 @@ struct FaultSoakTests {
             }
             world.doing(worker, "\(operation) on \(index)")
             await world.run(operation, on: index, using: &random)
-            progress.done.add(1, ordering: .relaxed)
+            progress.operationFinished()
             world.doing(worker, "indication subscription on \(index)")
             await world.ensureIndications(index)
         }

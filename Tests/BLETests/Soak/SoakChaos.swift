@@ -13,13 +13,11 @@ struct SoakChaos: Sendable {
     /// one every few operations, and an adapter kept off for a few operations. Paced by time,
     /// a loaded machine (the whole suite under ThreadSanitizer) slowed the operations and not
     /// the faults, and the share of operations hit grew until the success floor failed.
-    func run(
-        using random: inout SeededGenerator, done: @Sendable () -> Int, until finished: @Sendable () -> Bool
-    ) async {
+    func run(using random: inout SeededGenerator, progress: SoakProgress) async {
         let plan = world.plan
         let simulator = world.simulator
-        while !finished() {
-            await Self.wait(for: Int.random(in: 2...8, using: &random), operationsOf: done, unless: finished)
+        while !progress.finished.load(ordering: .relaxed) {
+            await Self.wait(for: Int.random(in: 2...8, using: &random), operationsOf: progress)
             let index = Int.random(in: 0..<plan.peripherals, using: &random)
             let address = SoakPeripherals.address(index)
             // The fault clock moves before the fault acts, so that an operation it reaches
@@ -38,20 +36,16 @@ struct SoakChaos: Sendable {
                 world.record.chaos("power cycle")
                 world.faults.touch(nil)
                 simulator.setPowered(false)
-                await Self.wait(for: Int.random(in: 1...6, using: &random), operationsOf: done, unless: finished)
+                await Self.wait(for: Int.random(in: 1...6, using: &random), operationsOf: progress)
                 simulator.setPowered(true)
                 world.faults.touch(nil)
             }
         }
     }
 
-    /// Returns once `count` more operations finished (or the run did); it looks every
-    /// millisecond, the pace of the workers' own steps.
-    private static func wait(
-        for count: Int, operationsOf done: @Sendable () -> Int, unless finished: @Sendable () -> Bool
-    ) async {
-        let target = done() + count
-        while done() < target, !finished() { try? await Task.sleep(for: .milliseconds(1)) }
+    /// Returns once `count` more operations finished (or the run did).
+    private static func wait(for count: Int, operationsOf progress: SoakProgress) async {
+        await progress.waitUntilDone(progress.done.load(ordering: .relaxed) + count)
     }
 
     /// Restarts bluetoothd when operation `number` is one of the plan's restart points (evenly

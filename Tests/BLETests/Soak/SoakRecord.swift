@@ -105,8 +105,45 @@ final class SoakRecord: Sendable {
 final class SoakProgress: Sendable {
     /// Operations handed out (may overshoot by one per worker at the end).
     let next = Atomic<Int>(0)
-    /// Operations finished.
+    /// Operations finished (``operationFinished()`` counts them).
     let done = Atomic<Int>(0)
-    /// Set once every operation finished: chaos and the indicator stop.
+    /// Set once every operation finished (``finish()``): chaos and the indicator stop.
     let finished = Atomic<Bool>(false)
+    /// Who waits for a number of finished operations (``waitUntilDone(_:)``).
+    private let waiters = PosixMutex<[(target: Int, waiter: CheckedContinuation<Void, Never>)]>([])
+
+    /// A worker finished an operation: the waiters it brings to their count go on.
+    func operationFinished() {
+        let done = self.done.add(1, ordering: .relaxed).newValue
+        resume { $0.target <= done }
+    }
+
+    /// Every operation finished: every waiter goes on.
+    func finish() {
+        finished.store(true, ordering: .relaxed)
+        resume { _ in true }
+    }
+
+    /// Returns once `target` operations have finished, or the run has.
+    func waitUntilDone(_ target: Int) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            // Read under the lock that the counters' resumptions take: a count reached before
+            // this is seen here, one reached after it finds this waiter.
+            let now = waiters.withLock { waiters -> Bool in
+                if finished.load(ordering: .relaxed) || done.load(ordering: .relaxed) >= target { return true }
+                waiters.append((target, waiter))
+                return false
+            }
+            if now { waiter.resume() }
+        }
+    }
+
+    private func resume(where due: (_ entry: (target: Int, waiter: CheckedContinuation<Void, Never>)) -> Bool) {
+        let ready = waiters.withLock { waiters in
+            let ready = waiters.filter(due)
+            waiters.removeAll(where: due)
+            return ready
+        }
+        for entry in ready { entry.waiter.resume() }
+    }
 }
