@@ -328,14 +328,8 @@ final class BlueZSession: Sendable {
     /// ``consume(_:)`` would. Anything else is left to it.
     private func takePropertiesChanged(_ signal: borrowing ReceivedSignal) -> Bool {
         guard signal.is(BlueZSignal.propertiesChanged, of: .properties) else { return false }
-        // One lock for both: who bluetoothd is, and where its last value went (its sink taken
-        // strong here: a copy of the route would copy its weak reference, and destroy it after).
-        let (owner, last) = state.withLock { state -> (BusName?, (path: ObjectPath, sink: any GattValueSink)?) in
-            guard let path = state.lastValueRoute?.path, let sink = state.lastValueRoute?.sink.sink else {
-                return (state.owner, nil)
-            }
-            return (state.owner, (path, sink))
-        }
+        // One lock for both: who bluetoothd is, and where its last value went.
+        let (owner, last) = state.withLock { ($0.owner, $0.lastValueRoute) }
         guard let owner, signal.isSent(by: owner),
             let change = signal.propertiesChange(
                 loneBytesOf: BlueZInterface.gattCharacteristic1, property: Self.valueProperty,
@@ -354,11 +348,9 @@ final class BlueZSession: Sendable {
     /// A notification or read echo: to the sink the characteristic's last value went to when
     /// `signal` comes from that characteristic (compared in place, no path made), else to its
     /// device's client, which becomes the route.
-    private func takeValue(
-        _ value: Data, of signal: borrowing ReceivedSignal, after last: (path: ObjectPath, sink: any GattValueSink)?
-    ) {
+    private func takeValue(_ value: Data, of signal: borrowing ReceivedSignal, after last: ValueRoute?) {
         if let last, signal.hasPath(last.path) {
-            last.sink.valueChanged(last.path, value, serial: signal.serial)
+            last.sink.sink?.valueChanged(last.path, value, serial: signal.serial)
             return
         }
         guard let path = signal.path, let device = BlueZPath.deviceText(containing: path) else { return }
@@ -370,10 +362,17 @@ final class BlueZSession: Sendable {
         sink?.sink?.valueChanged(path, value, serial: signal.serial)
     }
 
-    /// Where the values of the characteristic at `path` go.
-    struct ValueRoute {
+    /// Where the values of the characteristic at `path` go. A class: read out of the lock for
+    /// every value, a struct's copy copied its weak reference and destroyed it after, where
+    /// this costs a retain.
+    final class ValueRoute: Sendable {
         let path: ObjectPath
         let sink: WeakValueSink
+
+        init(path: ObjectPath, sink: WeakValueSink) {
+            self.path = path
+            self.sink = sink
+        }
     }
 
     /// An `InterfacesAdded` from bluetoothd's current unique name (a device for every new
