@@ -17,26 +17,14 @@ extension ReceivedSignal {
     /// what ``changedBytes(interface:property:)`` takes, else the change as
     /// ``propertiesChanged(known:)`` decodes it. `nil` for any other body.
     ///
-    /// The message is copied out of libdbus once for both readings: asking the two questions
-    /// one after the other copied every change that is not a value (a device's every change
-    /// while it connects, an advertiser's) twice, and that copy is most of a small signal's
-    /// decoding.
+    /// The signature is checked once for both readings, and only a change that is not a value
+    /// (a device's, an advertiser's) is copied out of libdbus to be decoded.
     public func propertiesChange(
         loneBytesOf interface: InterfaceName, property: String, known: [InterfaceName] = []
     ) -> ReceivedPropertiesChange? {
         guard let signature = dbus_message_get_signature(raw), strcmp(signature, "sa{sv}as") == 0 else { return nil }
-        let read = WireDecoder.withBody(of: raw) { decoder, _ -> ReceivedPropertiesChange? in
-            let start = decoder.position
-            if let bytes = decoder.changedBytes(interface: interface.rawValue, property: property) {
-                return .loneBytes(bytes)
-            }
-            decoder.position = start
-            return decoder.propertiesChanged(known: known).map {
-                .changed(interface: $0.interface, changed: $0.changed, invalidated: $0.invalidated)
-            }
-        }
-        if let read { return read }
-        return propertiesChangedThroughIterators(known: known).map {
+        if let bytes = changedBytesOfCheckedBody(interface: interface, property: property) { return .loneBytes(bytes) }
+        return propertiesChangedOfCheckedBody(known: known).map {
             .changed(interface: $0.interface, changed: $0.changed, invalidated: $0.invalidated)
         }
     }

@@ -199,39 +199,6 @@ struct WireDecoder: ~Copyable {
         return (name, changed, invalidated)
     }
 
-    /// The body of a `PropertiesChanged(sa{sv}as)` of `interface` that changes exactly
-    /// `property`, to a byte array (`ay`), and invalidates nothing: the bytes. nil for any other
-    /// body. Names are compared in place: nothing but the value is made.
-    mutating func changedBytes(interface: borrowing String, property: borrowing String) -> Data? {
-        guard stringEquals(interface), let entriesEnd = arrayEnd(elementAlignment: 8), offset < entriesEnd,
-            stringEquals(property),
-            // The variant's signature: length 2, `ay`, NUL.
-            offset + 4 <= entriesEnd, bytes[offset] == 2, bytes[offset + 1] == UInt8(ascii: "a"),
-            bytes[offset + 2] == UInt8(ascii: "y"), bytes[offset + 3] == 0
-        else { return nil }
-        offset += 4
-        guard let valueEnd = arrayEnd(elementAlignment: 1), valueEnd == entriesEnd else { return nil }
-        let value = Data(UnsafeRawBufferPointer(rebasing: bytes[offset..<valueEnd]))
-        offset = valueEnd
-        // Nothing invalidated, and nothing after.
-        guard let invalidatedEnd = arrayEnd(elementAlignment: 4), invalidatedEnd == offset, isAtEnd else { return nil }
-        return value
-    }
-
-    /// Whether the string at the cursor is spelt as `text`; moves past it when it is.
-    private mutating func stringEquals(_ text: borrowing String) -> Bool {
-        let start = offset
-        guard let length = read(UInt32.self).map(Int.init), offset + length < bytes.count,
-            bytes[offset + length] == 0,
-            Self.equal(text, UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
-        else {
-            offset = start
-            return false
-        }
-        offset += length + 1
-        return true
-    }
-
     /// The string at the cursor as an interface name: one of `known` (or D-Bus's own
     /// `Properties` and `Introspectable`) when its bytes match, taken as it is; else validated.
     /// nil when it is not a valid name.
