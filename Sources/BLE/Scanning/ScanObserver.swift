@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import Foundation
 
 /// One scan's reporting, done as the session applies each change of the adapter's subtree: on
 /// the I/O thread, right after the mirror took it, a device's advertisement goes through the
@@ -47,8 +48,9 @@ final class ScanObserver: SessionObserver {
             guard !state.ended else { return }
             state.started = true
             // Decided under the mirror's lock, handed over after it.
+            let now = Date()
             let discoveries = session.read { tree in
-                tree.devicePaths(of: adapterPath).compactMap { state.reporter.consider($0, in: tree, advertised: true) }
+                tree.devicePaths(of: adapterPath).compactMap { state.reporter.consider($0, in: tree, at: now) }
             }
             for discovery in discoveries { emit(discovery) }
         }
@@ -59,7 +61,8 @@ final class ScanObserver: SessionObserver {
     func deviceFound(_ path: ObjectPath) {
         state.withLock { state in
             guard state.started, !state.ended else { return }
-            let discovery = session.read { state.reporter.consider(path, in: $0, advertised: true) }
+            let now = Date()
+            let discovery = session.read { state.reporter.consider(path, in: $0, at: now) }
             if let discovery { emit(discovery) }
         }
     }
@@ -108,16 +111,18 @@ final class ScanObserver: SessionObserver {
         state.withLock { state in
             guard state.started, !state.ended else { return }
             // Decided under the mirror's lock, handed over after it.
+            let now = Date()
             let discoveries = session.read { tree in
                 changes.compactMap { change -> Discovery? in
                     guard change.interface == BlueZInterface.device1 else { return nil }
                     switch change {
                     case .added(let path, _):
-                        return state.reporter.consider(path, in: tree, advertised: true)
-                    case .changed(let path, _, let keys, _):
+                        return state.reporter.consider(path, in: tree, at: now)
+                    case .changed(let path, _, let keys, let invalidated):
                         // Invalidation alone (RSSI gone at StopDiscovery) is no advertisement (Q9).
                         guard keys.contains(where: { ScanReporter.advertisementKeys.contains($0) }) else { return nil }
-                        return state.reporter.consider(path, in: tree, advertised: true)
+                        if invalidated.isEmpty { return state.reporter.changed(path, keys: keys, in: tree, at: now) }
+                        return state.reporter.consider(path, in: tree, at: now)
                     case .removed(let path, _):
                         state.reporter.forget(path)
                         return nil
