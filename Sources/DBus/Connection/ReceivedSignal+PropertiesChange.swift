@@ -29,3 +29,44 @@ extension ReceivedSignal {
         }
     }
 }
+
+extension ReceivedSignal {
+    /// For the fuzz harness: whether, for the message `bytes` hold, the value reading
+    /// (``changedBytes(interface:property:)`` and ``propertiesChange(loneBytesOf:property:known:)``
+    /// with its interface and `Value`) agrees with the whole decoding (``propertiesChanged(known:)``):
+    /// bytes only where that finds one `Value` of the same bytes and nothing invalidated, and
+    /// any other change as that decodes it. (Not the converse: a dictionary that repeats
+    /// `Value` decodes to one entry, and is no lone value.) `nil` when libdbus does not take
+    /// the message.
+    static func valueReadingAgrees(onWire bytes: [UInt8]) -> Bool? {
+        let raw = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                dbus_message_demarshal($0.baseAddress, Int32(clamping: $0.count), nil)
+            }
+        }
+        guard let raw else { return nil }
+        defer { dbus_message_unref(raw) }
+        let signal = ReceivedSignal(raw: raw)
+        let whole = signal.propertiesChanged()
+        let interface = whole?.interface ?? .properties
+        var expected: Data?
+        if let whole, whole.invalidated.isEmpty, whole.changed.count == 1,
+            case .bytes(let value)? = whole.changed["Value"]
+        {
+            expected = value
+        }
+        let read = signal.changedBytes(interface: interface, property: "Value")
+        switch signal.propertiesChange(loneBytesOf: interface, property: "Value") {
+        case .loneBytes(let value):
+            return read == value && expected == value
+        case .changed(let name, let changed, let invalidated):
+            guard let whole, read == nil else { return false }
+            // Values compared as text: NaN is not == NaN.
+            return name == whole.interface && invalidated == whole.invalidated
+                && changed.count == whole.changed.count
+                && changed.allSatisfy { key, value in whole.changed[key].map { "\($0)" } == "\(value)" }
+        case nil:
+            return read == nil && whole == nil
+        }
+    }
+}

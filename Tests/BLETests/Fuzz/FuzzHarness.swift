@@ -22,6 +22,9 @@ enum FuzzHarness {
     static func wire(_ bytes: [UInt8]) {
         // The wire reader reads what libdbus's iterators read (or leaves the body to them).
         precondition(WireDecoder.agreesWithIterators(onWire: bytes) != false, "the wire reader disagrees: \(bytes)")
+        // A value change (notification, read echo) is told apart as the whole decoding tells it.
+        precondition(
+            ReceivedSignal.valueReadingAgrees(onWire: bytes) != false, "the value reading disagrees: \(bytes)")
         guard let message = try? DBusMessage(wireFormat: bytes) else { return }
         // What decodes encodes again, to the same values (compared as text: NaN is not == NaN).
         if let again = try? message.wireFormat() {
