@@ -52,18 +52,24 @@ struct PeripheralManagerExampleTests {
                 if case .failure = await centralSide.result { await manager.close() }
             }
             defer { watchdog.cancel() }
+            var sent = false
             for await event in events {
                 guard case .subscribed(characteristic: "2A37", _) = event else { continue }
                 try await manager.updateValue(Data([0x00, 72]), for: "2A37")
+                sent = true
                 break
             }
+            // Received before the manager closes, as an app would wait for it: bluetoothd drops
+            // what an application's notify socket still holds when the application unregisters
+            // (the simulator too), so a value sent just before `close()` may never arrive. The
+            // bound only ends a failing run.
+            let notification = sent ? try await nextNotification(notifications, within: .seconds(60)) : nil
             await manager.close()
             await answering.value
 
             try await centralSide.value
-            // Sent before the close; the bound only ends a failing run.
-            let notification = try #require(try await nextNotification(notifications, within: .seconds(60)))
-            #expect(notification.value == Data([0x00, 72]))
+            #expect(sent, "the remote central's subscription never reached the manager")
+            #expect(notification?.value == Data([0x00, 72]))
             #expect(simulator.registeredApplications.isEmpty)
             #expect(simulator.advertisements.isEmpty)
         }

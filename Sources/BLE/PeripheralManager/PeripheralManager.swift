@@ -132,7 +132,10 @@ public actor PeripheralManager {
     /// Unpublishes everything, stops advertising, and closes the bus connection; ``requests``
     /// and ``events`` end. Each call to bluetoothd has ``PeripheralManagerOptions/callTimeout``
     /// and is made even when the calling task is cancelled; when one fails, leaving the bus
-    /// still makes bluetoothd drop the registrations.
+    /// still makes bluetoothd drop the registrations. A value handed to
+    /// ``updateValue(_:for:in:onSubscribedCentrals:timeout:)`` just before may not reach its
+    /// subscribers: bluetoothd drops what a characteristic's notification socket still holds
+    /// when the application is unregistered.
     public func close() async {
         let teardown = Task(executorPreference: session.connection.executor) {
             await self.tearDown()
