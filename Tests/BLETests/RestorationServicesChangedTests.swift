@@ -1,7 +1,6 @@
 import BLE
 import DBus
 import Foundation
-import Synchronization
 import Testing
 
 @testable import BLE
@@ -34,7 +33,7 @@ struct RestorationServicesChangedTests {
                 SimPath.adapter, "org.bluez.Adapter1", "RemoveDevice",
                 [.objectPath(try ObjectPath(SimPath.device(Self.sensor)))])
 
-            let warnings = Mutex<[String]>([])
+            let warnings = PosixMutex<[String]>([])
             var options = StateRestorationTests.options(directory)
             options.logger = BLELogger(level: .warning) { _, message, metadata in
                 warnings.withLock { $0.append("\(message) \(metadata["characteristic"] ?? "")") }

@@ -1,6 +1,6 @@
+import DBus
 import Dispatch
 import Foundation
-import Synchronization
 
 /// The shell around ``RestorationRecord``: the central, its peripherals and scans report what
 /// the app does; each change that alters the record is written to the state file at once, on
@@ -21,13 +21,13 @@ final class RestorationRecorder: Sendable {
 
     let store: RestorationStore
     private let logger: BLELogger
-    private let state: Mutex<State>
+    private let state: PosixMutex<State>
     private let writer = DispatchQueue(label: "swift-ble.restoration")
 
     init(store: RestorationStore, record: RestorationRecord, logger: BLELogger) {
         self.store = store
         self.logger = logger
-        state = Mutex(State(record: record))
+        state = PosixMutex(State(record: record))
     }
 
     /// The record as it stands.

@@ -1,6 +1,6 @@
+import DBus
 import Foundation
 import Glibc
-import Synchronization
 
 /// The state file of one restore identifier, and the lock that makes it one process's at a time.
 ///
@@ -21,11 +21,11 @@ final class RestorationStore: Sendable {
     let identifier: String
     let directory: URL
     /// The locked file's descriptor; -1 once released.
-    private let lock: Mutex<Int32>
+    private let lock: PosixMutex<Int32>
     private let lockPath: String
     /// The lock files held by this process's centrals: a record lock does not keep a second
     /// one in the same process out.
-    private static let heldHere = Mutex<Set<String>>([])
+    private static let heldHere = PosixMutex<Set<String>>([])
 
     var stateFile: URL { directory.appendingPathComponent("\(identifier).json") }
 
@@ -63,7 +63,7 @@ final class RestorationStore: Sendable {
             throw BLEError(.failed, message: "cannot lock \(lockPath): \(String(cString: strerror(reason)))")
         }
         self.lockPath = lockPath
-        lock = Mutex(descriptor)
+        lock = PosixMutex(descriptor)
     }
 
     deinit { release() }

@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 
 @testable import DBus
@@ -11,7 +10,7 @@ import Testing
     func cancelled() async throws {
         try await withConnections(1) { _, connections in
             let connection = connections[0]
-            let ran = Mutex<[Int]>([])
+            let ran = PosixMutex<[Int]>([])
             let early = connection.schedule(after: .milliseconds(10)) { ran.withLock { $0.append(1) } }
             connection.schedule(after: .milliseconds(20)) { ran.withLock { $0.append(2) } }
             connection.cancelScheduled(early)
@@ -26,13 +25,13 @@ import Testing
     func cancelledLate() async throws {
         try await withConnections(1) { _, connections in
             let connection = connections[0]
-            let ran = Mutex(0)
+            let ran = PosixMutex(0)
             let id = connection.schedule(after: .milliseconds(1)) { ran.withLock { $0 += 1 } }
             let ranOnce = try await eventually { ran.withLock { $0 } == 1 }
             #expect(ranOnce)
             connection.cancelScheduled(id)
             connection.cancelScheduled(id)
-            let after = Mutex(false)
+            let after = PosixMutex(false)
             connection.schedule(after: .milliseconds(1)) { after.withLock { $0 = true } }
             let laterRan = try await eventually { after.withLock { $0 } }
             #expect(laterRan)
