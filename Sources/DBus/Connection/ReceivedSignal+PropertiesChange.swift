@@ -39,34 +39,29 @@ extension ReceivedSignal {
     /// `Value` decodes to one entry, and is no lone value.) `nil` when libdbus does not take
     /// the message.
     static func valueReadingAgrees(onWire bytes: [UInt8]) -> Bool? {
-        let raw = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                dbus_message_demarshal($0.baseAddress, Int32(clamping: $0.count), nil)
+        WireDecoder.withDemarshalled(bytes) { raw in
+            let signal = ReceivedSignal(raw: raw)
+            let whole = signal.propertiesChanged()
+            let interface = whole?.interface ?? .properties
+            var expected: Data?
+            if let whole, whole.invalidated.isEmpty, whole.changed.count == 1,
+                case .bytes(let value)? = whole.changed["Value"]
+            {
+                expected = value
             }
-        }
-        guard let raw else { return nil }
-        defer { dbus_message_unref(raw) }
-        let signal = ReceivedSignal(raw: raw)
-        let whole = signal.propertiesChanged()
-        let interface = whole?.interface ?? .properties
-        var expected: Data?
-        if let whole, whole.invalidated.isEmpty, whole.changed.count == 1,
-            case .bytes(let value)? = whole.changed["Value"]
-        {
-            expected = value
-        }
-        let read = signal.changedBytes(interface: interface, property: "Value")
-        switch signal.propertiesChange(loneBytesOf: interface, property: "Value") {
-        case .loneBytes(let value):
-            return read == value && expected == value
-        case .changed(let name, let changed, let invalidated):
-            guard let whole, read == nil else { return false }
-            // Values compared as text: NaN is not == NaN.
-            return name == whole.interface && invalidated == whole.invalidated
-                && changed.count == whole.changed.count
-                && changed.allSatisfy { key, value in whole.changed[key].map { "\($0)" } == "\(value)" }
-        case nil:
-            return read == nil && whole == nil
+            let read = signal.changedBytes(interface: interface, property: "Value")
+            switch signal.propertiesChange(loneBytesOf: interface, property: "Value") {
+            case .loneBytes(let value):
+                return read == value && expected == value
+            case .changed(let name, let changed, let invalidated):
+                guard let whole, read == nil else { return false }
+                // Values compared as text: NaN is not == NaN.
+                return name == whole.interface && invalidated == whole.invalidated
+                    && changed.count == whole.changed.count
+                    && changed.allSatisfy { key, value in whole.changed[key].map { "\($0)" } == "\(value)" }
+            case nil:
+                return read == nil && whole == nil
+            }
         }
     }
 }

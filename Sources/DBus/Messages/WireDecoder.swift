@@ -65,6 +65,18 @@ struct WireDecoder: ~Copyable {
     /// the one libdbus's iterators read; nil when libdbus refuses the bytes, or this reader or
     /// the iterators leave the body alone.
     static func agreesWithIterators(onWire bytes: [UInt8]) -> Bool? {
+        withDemarshalled(bytes) { raw in
+            guard let wire = withBody(of: raw, { decoder, signature in decoder.body(signature) }),
+                let iterated = try? MessageDecoder.decodeBodyThroughIterators(raw)
+            else { return nil }
+            // Compared as text: NaN is not == NaN.
+            return "\(wire)" == "\(iterated)"
+        }
+    }
+
+    /// Runs `body` with the libdbus message that `bytes` (a fuzzer's input) hold in wire form;
+    /// nil when libdbus refuses them.
+    static func withDemarshalled<Result>(_ bytes: [UInt8], _ body: (OpaquePointer) -> Result?) -> Result? {
         let raw = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) {
                 dbus_message_demarshal($0.baseAddress, Int32(clamping: $0.count), nil)
@@ -72,11 +84,7 @@ struct WireDecoder: ~Copyable {
         }
         guard let raw else { return nil }
         defer { dbus_message_unref(raw) }
-        guard let wire = withBody(of: raw, { decoder, signature in decoder.body(signature) }),
-            let iterated = try? MessageDecoder.decodeBodyThroughIterators(raw)
-        else { return nil }
-        // Compared as text: NaN is not == NaN.
-        return "\(wire)" == "\(iterated)"
+        return body(raw)
     }
 
     /// Whether every byte of the body has been read.
