@@ -39,7 +39,8 @@ import Testing
             _ = tree.apply(
                 .propertiesChanged(ScanReporterTests.path, BlueZInterface.device1, changed: changed, invalidated: []))
             return reporter.changed(
-                ScanReporterTests.path, keys: changed.keys.sorted(), in: tree, at: ScanReporterTests.time)
+                ScanReporterTests.path, keys: changed.keys.sorted(), invalidated: [], in: tree,
+                at: ScanReporterTests.time)
         }
     }
 

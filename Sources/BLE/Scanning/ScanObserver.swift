@@ -121,8 +121,7 @@ final class ScanObserver: SessionObserver {
                     case .changed(let path, _, let keys, let invalidated):
                         // Invalidation alone (RSSI gone at StopDiscovery) is no advertisement (Q9).
                         guard keys.contains(where: { ScanReporter.advertisementKeys.contains($0) }) else { return nil }
-                        if invalidated.isEmpty { return state.reporter.changed(path, keys: keys, in: tree, at: now) }
-                        return state.reporter.consider(path, in: tree, at: now)
+                        return state.reporter.changed(path, keys: keys, invalidated: invalidated, in: tree, at: now)
                     case .removed(let path, _):
                         state.reporter.forget(path)
                         return nil

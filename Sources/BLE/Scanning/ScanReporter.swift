@@ -43,34 +43,33 @@ struct ScanReporter {
         guard let properties = tree.properties(at: path, interface: BlueZInterface.device1),
             let device = try? DeviceAdvertisement(properties: properties)
         else { return nil }
-        let id = PeripheralID(adapter: adapter, address: device.address, type: device.addressType)
-        let advertisement = AdvertisementData(device)
-        let manufacturerData = properties[Key.manufacturerData]
-        let serviceData = properties[Key.serviceData]
-        let rssi = device.rssi
-        // Updated in place: one look-up for a device seen before.
-        if let index = seen.index(forKey: path) {
-            seen.values[index].id = id
-            seen.values[index].advertisement = advertisement
-            seen.values[index].manufacturerData = manufacturerData
-            seen.values[index].serviceData = serviceData
-            guard let rssi else { return nil }
-            return Self.report(&seen.values[index], rssi: rssi, at: time, request: request)
-        }
-        var entry = Seen(
-            id: id, advertisement: advertisement, manufacturerData: manufacturerData, serviceData: serviceData)
-        defer { seen[path] = entry }
-        guard let rssi else { return nil }
-        return Self.report(&entry, rssi: rssi, at: time, request: request)
+        let decoded = Seen(
+            id: PeripheralID(adapter: adapter, address: device.address, type: device.addressType),
+            advertisement: AdvertisementData(device), manufacturerData: properties[Key.manufacturerData],
+            serviceData: properties[Key.serviceData])
+        // In place, with one look-up: what was last reported of the device stays.
+        return Self.record(decoded, in: &seen[path, default: decoded], rssi: device.rssi, at: time, request: request)
     }
 
-    /// The device at `path` changed `keys` (nothing invalidated): when that is its RSSI, and
-    /// its manufacturer or service data re-sent as they were, it is decided with the
+    /// Replaces what `entry` holds of a device by `decoded`, keeping what was reported of it, and
+    /// decides on it when it advertised (`rssi`).
+    private static func record(
+        _ decoded: Seen, in entry: inout Seen, rssi: Int16?, at time: Date, request: ScanRequest
+    ) -> Discovery? {
+        let reported = entry.reported
+        entry = decoded
+        entry.reported = reported
+        guard let rssi else { return nil }
+        return report(&entry, rssi: rssi, at: time, request: request)
+    }
+
+    /// The device at `path` changed `keys` and invalidated `invalidated`: when that is its RSSI,
+    /// and its manufacturer or service data re-sent as they were, it is decided with the
     /// advertisement last decoded; else as ``consider(_:in:at:)`` decides.
     mutating func changed(
-        _ path: ObjectPath, keys: [String], in tree: BlueZObjectTree, at time: Date
+        _ path: ObjectPath, keys: [String], invalidated: [String], in tree: BlueZObjectTree, at time: Date
     ) -> Discovery? {
-        guard let index = seen.index(forKey: path),
+        guard invalidated.isEmpty, let index = seen.index(forKey: path),
             let properties = tree.properties(at: path, interface: BlueZInterface.device1),
             case .int16(let rssi)? = properties[Key.rssi],
             Self.onlyRepeats(keys, of: seen.values[index], in: properties)

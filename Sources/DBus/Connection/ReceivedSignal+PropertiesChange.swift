@@ -22,7 +22,7 @@ extension ReceivedSignal {
     public func propertiesChange(
         loneBytesOf interface: InterfaceName, property: String, known: [InterfaceName] = []
     ) -> ReceivedPropertiesChange? {
-        guard let signature = dbus_message_get_signature(raw), strcmp(signature, "sa{sv}as") == 0 else { return nil }
+        guard hasSignature("sa{sv}as") else { return nil }
         if let bytes = changedBytesOfCheckedBody(interface: interface, property: property) { return .loneBytes(bytes) }
         return propertiesChangedOfCheckedBody(known: known).map {
             .changed(interface: $0.interface, changed: $0.changed, invalidated: $0.invalidated)

@@ -39,10 +39,16 @@ public struct ReceivedSignal: ~Copyable {
     /// The serial the sender gave it, which orders it against the sender's replies.
     public var serial: UInt32 { dbus_message_get_serial(raw) }
 
+    /// Whether the body's signature is `expected` (compared in place).
+    func hasSignature(_ expected: StaticString) -> Bool {
+        guard let signature = dbus_message_get_signature(raw) else { return false }
+        return strcmp(signature, UnsafeRawPointer(expected.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+    }
+
     /// For a `PropertiesChanged(s, a{sv}, as)` of `interface` that changes exactly `property`,
     /// to a byte array, and invalidates nothing: the bytes. `nil` for any other body.
     public func changedBytes(interface: InterfaceName, property: String) -> Data? {
-        guard let signature = dbus_message_get_signature(raw), strcmp(signature, "sa{sv}as") == 0 else { return nil }
+        guard hasSignature("sa{sv}as") else { return nil }
         return changedBytesOfCheckedBody(interface: interface, property: property)
     }
 
@@ -89,7 +95,7 @@ public struct ReceivedSignal: ~Copyable {
     public func interfacesAdded(
         known: [InterfaceName] = []
     ) -> (path: ObjectPath, interfaces: [InterfaceName: [String: DBusValue]])? {
-        guard let signature = dbus_message_get_signature(raw), strcmp(signature, "oa{sa{sv}}") == 0 else { return nil }
+        guard hasSignature("oa{sa{sv}}") else { return nil }
         let read = WireDecoder.withBody(of: raw) { decoder, _ in
             decoder.string().flatMap { path in
                 decoder.interfaces(known: known, depth: 0).map { (ObjectPath(unchecked: path), $0) }
@@ -138,7 +144,7 @@ public struct ReceivedSignal: ~Copyable {
     public func propertiesChanged(
         known: [InterfaceName] = []
     ) -> (interface: InterfaceName, changed: [String: DBusValue], invalidated: [String])? {
-        guard let signature = dbus_message_get_signature(raw), strcmp(signature, "sa{sv}as") == 0 else { return nil }
+        guard hasSignature("sa{sv}as") else { return nil }
         return propertiesChangedOfCheckedBody(known: known)
     }
 
