@@ -19,7 +19,7 @@ struct ScanReporter {
         var id: PeripheralID
         var advertisement: AdvertisementData
         /// `ManufacturerData` and `ServiceData` as the mirror held them then, which a change
-        /// re-sending them is compared with.
+        /// re-sending them is compared with (kept when duplicates are allowed).
         var manufacturerData: DBusValue?
         var serviceData: DBusValue?
         /// What the last report of the device carried, which a duplicate equals.
@@ -43,24 +43,21 @@ struct ScanReporter {
         guard let properties = tree.properties(at: path, interface: BlueZInterface.device1),
             let device = try? DeviceAdvertisement(properties: properties)
         else { return nil }
-        let decoded = Seen(
+        // The raw data is kept only where bluetoothd re-sends it unchanged (duplicates allowed:
+        // DuplicateData); otherwise a change carrying it is new data, decoded anyway.
+        let keepsRaw = request.options.allowDuplicates
+        let index = seen.index(forKey: path)
+        var entry = Seen(
             id: PeripheralID(adapter: adapter, address: device.address, type: device.addressType),
-            advertisement: AdvertisementData(device), manufacturerData: properties[Key.manufacturerData],
-            serviceData: properties[Key.serviceData])
-        // In place, with one look-up: what was last reported of the device stays.
-        return Self.record(decoded, in: &seen[path, default: decoded], rssi: device.rssi, at: time, request: request)
-    }
-
-    /// Replaces what `entry` holds of a device by `decoded`, keeping what was reported of it, and
-    /// decides on it when it advertised (`rssi`).
-    private static func record(
-        _ decoded: Seen, in entry: inout Seen, rssi: Int16?, at time: Date, request: ScanRequest
-    ) -> Discovery? {
-        let reported = entry.reported
-        entry = decoded
-        entry.reported = reported
-        guard let rssi else { return nil }
-        return report(&entry, rssi: rssi, at: time, request: request)
+            advertisement: AdvertisementData(device),
+            manufacturerData: keepsRaw ? properties[Key.manufacturerData] : nil,
+            serviceData: keepsRaw ? properties[Key.serviceData] : nil,
+            reported: index.flatMap { seen.values[$0].reported })
+        var discovery: Discovery?
+        if let rssi = device.rssi { discovery = Self.report(&entry, rssi: rssi, at: time, request: request) }
+        // Moved in, at the index found above for a device seen before: no copy, no second look-up.
+        if let index { seen.values[index] = consume entry } else { seen[path] = consume entry }
+        return discovery
     }
 
     /// The device at `path` changed `keys` and invalidated `invalidated`: when that is its RSSI,
@@ -95,16 +92,15 @@ struct ScanReporter {
     private static func report(
         _ entry: inout Seen, rssi: Int16, at time: Date, request: ScanRequest
     ) -> Discovery? {
-        let advertisement = entry.advertisement
-        if !request.services.isEmpty && Set(advertisement.serviceUUIDs).isDisjoint(with: request.services) {
+        if !request.services.isEmpty && Set(entry.advertisement.serviceUUIDs).isDisjoint(with: request.services) {
             return nil
         }
         if let threshold = request.options.rssiThreshold, rssi < threshold { return nil }
-        if let prefix = request.options.namePrefix, !(advertisement.localName?.hasPrefix(prefix) ?? false) {
+        if let prefix = request.options.namePrefix, !(entry.advertisement.localName?.hasPrefix(prefix) ?? false) {
             return nil
         }
-        if !request.options.allowDuplicates, entry.reported == advertisement { return nil }
-        entry.reported = advertisement
-        return Discovery(id: entry.id, rssi: rssi, advertisement: advertisement, timestamp: time)
+        if !request.options.allowDuplicates, entry.reported == entry.advertisement { return nil }
+        entry.reported = entry.advertisement
+        return Discovery(id: entry.id, rssi: rssi, advertisement: entry.advertisement, timestamp: time)
     }
 }
