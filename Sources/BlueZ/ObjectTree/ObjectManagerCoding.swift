@@ -22,8 +22,7 @@ public enum ObjectManagerCoding {
         guard value.type == propertiesType, case .dictionary(_, _, let entries) = value else {
             throw mismatch(expected: propertiesType, got: value)
         }
-        var out: [String: DBusValue] = [:]
-        out.reserveCapacity(entries.count)
+        var out = [String: DBusValue](room: entries.count)
         for entry in entries {
             guard case .string(let key) = entry.key else { throw mismatch(expected: propertiesType, got: value) }
             out[key] = PropertyDecoding.unwrapped(entry.value)
@@ -41,8 +40,7 @@ public enum ObjectManagerCoding {
         guard value.type == interfacesType, case .dictionary(_, _, let entries) = value else {
             throw mismatch(expected: interfacesType, got: value)
         }
-        var out: [InterfaceName: [String: DBusValue]] = [:]
-        out.reserveCapacity(entries.count)
+        var out = [InterfaceName: [String: DBusValue]](room: entries.count)
         for entry in entries {
             guard case .string(let text) = entry.key else { throw mismatch(expected: interfacesType, got: value) }
             out[try interfaceName(text)] = try decodeProperties(entry.value)
@@ -60,8 +58,7 @@ public enum ObjectManagerCoding {
         guard value.type == managedObjectsType, case .dictionary(_, _, let entries) = value else {
             throw mismatch(expected: managedObjectsType, got: value)
         }
-        var out: [ObjectPath: [InterfaceName: [String: DBusValue]]] = [:]
-        out.reserveCapacity(entries.count)
+        var out = [ObjectPath: [InterfaceName: [String: DBusValue]]](room: entries.count)
         for entry in entries {
             guard case .objectPath(let path) = entry.key else {
                 throw mismatch(expected: managedObjectsType, got: value)

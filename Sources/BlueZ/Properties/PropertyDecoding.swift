@@ -63,8 +63,7 @@ struct PropertyDecoding {
         guard case .dictionary(let keyType, .variant, let entries) = inner, keyType == K.dbusType else {
             throw mismatch(key, expected: .dictionary(key: K.dbusType, value: .variant), got: inner)
         }
-        var out: [K: Data] = [:]
-        out.reserveCapacity(entries.count)
+        var out = [K: Data](room: entries.count)
         for entry in entries {
             guard case .variant(let held) = entry.value, case .bytes(let bytes) = held else {
                 let held = Self.unwrapped(entry.value).type.signature

@@ -119,7 +119,7 @@ public struct ReceivedSignal: ~Copyable {
         // BlueZ's objects have three interfaces (their own, Properties and Introspectable): room
         // for them at once, where growing from empty reallocated twice per advertiser. (Counting
         // the entries first would walk every property of every interface.)
-        var interfaces: [InterfaceName: [String: DBusValue]] = Dictionary(minimumCapacity: 3)
+        var interfaces = [InterfaceName: [String: DBusValue]](room: 3)
         while dbus_message_iter_get_arg_type(&entries) == TypeCode.dictEntry {
             var entry = DBusMessageIter()
             dbus_message_iter_recurse(&entries, &entry)
@@ -201,7 +201,7 @@ public struct ReceivedSignal: ~Copyable {
         let count = Int(dbus_message_iter_get_element_count(&iterator))
         var entries = DBusMessageIter()
         dbus_message_iter_recurse(&iterator, &entries)
-        var properties: [String: DBusValue] = count > 0 ? Dictionary(minimumCapacity: count) : [:]
+        var properties = [String: DBusValue](room: count)
         while dbus_message_iter_get_arg_type(&entries) == TypeCode.dictEntry {
             var entry = DBusMessageIter()
             dbus_message_iter_recurse(&entries, &entry)

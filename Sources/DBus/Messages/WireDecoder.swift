@@ -163,7 +163,7 @@ struct WireDecoder: ~Copyable {
         // Sized once from the bytes (an entry takes about 32 of them): grown entry by entry, a
         // device's dozen properties resized the dictionary five times.
         let estimate = min((end - offset) / 32, 64)
-        var properties: [String: DBusValue] = estimate > 0 ? Dictionary(minimumCapacity: estimate) : [:]
+        var properties = [String: DBusValue](room: estimate)
         while offset < end {
             guard align(8), let name = string(), let value = variant(depth: depth + 2) else { return nil }
             properties[name] = value
@@ -177,7 +177,7 @@ struct WireDecoder: ~Copyable {
     mutating func interfaces(known: [InterfaceName], depth: Int) -> [InterfaceName: [String: DBusValue]]? {
         guard let end = arrayEnd(elementAlignment: 8) else { return nil }
         // BlueZ's objects have three interfaces (their own, Properties and Introspectable).
-        var interfaces: [InterfaceName: [String: DBusValue]] = Dictionary(minimumCapacity: 3)
+        var interfaces = [InterfaceName: [String: DBusValue]](room: 3)
         while offset < end {
             guard align(8), let name = interfaceName(known: known), let properties = properties(depth: depth + 2)
             else { return nil }

@@ -281,8 +281,7 @@ extension Dictionary: DBusRepresentable where Key: DBusRepresentable, Value: DBu
         guard case .dictionary(_, _, let entries) = dbusValue.unwrappingVariant else {
             throw .mismatch(expected: Self.dbusType, got: dbusValue)
         }
-        var out: [Key: Value] = [:]
-        out.reserveCapacity(entries.count)
+        var out = [Key: Value](room: entries.count)
         for entry in entries { out[try Key(dbusValue: entry.key)] = try Value(dbusValue: entry.value) }
         self = out
     }
