@@ -76,7 +76,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     private var inFlight: [Operation] = []
     private var queue: [Operation] = []
     /// Ids handed out and not yet submitted, with whether cancellation came first.
-    private var reserved: [UInt64: Bool] = [:]
+    private var reserved: [IntegerKey: Bool] = [:]
     private var nextID: UInt64 = 1
     /// Values of the characteristic being read, held until its reply: (signal serial, value).
     private var held: [(serial: UInt32, value: Data)] = []
@@ -167,7 +167,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     mutating func reserve() -> UInt64 {
         let id = nextID
         nextID += 1
-        reserved[id] = false
+        reserved[IntegerKey(id)] = false
         return id
     }
 
@@ -176,7 +176,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         _ id: UInt64, request: Request, path: ObjectPath, isRead: Bool, pipelined: Bool = false, deadline: Instant,
         waiter: Waiter, now: Instant
     ) -> [Action] {
-        guard let cancelled = reserved.removeValue(forKey: id) else {
+        guard let cancelled = reserved.removeValue(forKey: IntegerKey(id)) else {
             return [.resume(waiter, .failure(BLEError(.failed, message: "operation \(id) submitted twice")))]
         }
         if cancelled { return [.resume(waiter, .failure(.cancelledByTask))] }
@@ -228,8 +228,8 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     /// The caller of `id` left (task cancelled): it is resumed with
     /// ``BLEError/cancelledByTask`` at once, whether queued or running.
     mutating func cancel(_ id: UInt64, now: Instant) -> [Action] {
-        if reserved[id] != nil {
-            reserved[id] = true
+        if reserved[IntegerKey(id)] != nil {
+            reserved[IntegerKey(id)] = true
             return []
         }
         if let index = Self.index(of: id, in: queue) {

@@ -88,7 +88,7 @@ extension IOLoop {
         }
         if case .slot(let slot) = completion, slot.isFinished { return }
         let call = OutgoingCall(id: id, message: message, deadline: deadline, completion: completion)
-        calls[id] = call
+        calls[IntegerKey(id)] = call
         // Behind calls already waiting: a call made from a reply's completion comes before the
         // loop sends the waiting ones.
         if inFlight < core.options.maxCallsInFlight && waitingCalls.isEmpty {
@@ -124,7 +124,7 @@ extension IOLoop {
             return
         }
         call.serial = serial
-        sentSerials[serial] = call.id
+        sentSerials[IntegerKey(serial)] = call.id
         inFlight += 1
         sentDeadlines.insert(call.deadline, call.id)
     }
@@ -134,17 +134,20 @@ extension IOLoop {
     /// the latter.
     func replyArrived(_ reply: OpaquePointer) -> Bool {
         let replySerial = dbus_message_get_reply_serial(reply)
-        guard let id = sentSerials.removeValue(forKey: replySerial), let call = calls[id] else { return false }
+        guard let id = sentSerials.removeValue(forKey: IntegerKey(replySerial)), let call = calls[IntegerKey(id)]
+        else { return false }
         inFlight -= 1
-        finishCall(call.id, Self.result(of: reply, for: call))
+        finishCall(call.id, Self.result(of: reply, for: call, names: &replyNames))
         pumpWaitingCalls()
         return true
     }
 
-    private static func result(of reply: OpaquePointer, for call: OutgoingCall) -> Result<DBusMessage, DBusError> {
+    private static func result(
+        of reply: OpaquePointer, for call: OutgoingCall, names: inout RecentBusNames
+    ) -> Result<DBusMessage, DBusError> {
         let message: DBusMessage
         do {
-            message = try MessageDecoder.decode(reply)
+            message = try MessageDecoder.decodeReply(reply, names: &names)
         } catch {
             return .failure(error)
         }
@@ -165,16 +168,16 @@ extension IOLoop {
     }
 
     private func finishCall(_ id: UInt64, _ result: Result<DBusMessage, DBusError>) {
-        guard let call = calls.removeValue(forKey: id) else { return }
+        guard let call = calls.removeValue(forKey: IntegerKey(id)) else { return }
         call.completion.finish(result)
     }
 
     /// Sends queued calls while the window has room.
     private func pumpWaitingCalls() {
         while inFlight < core.options.maxCallsInFlight, let id = waitingCalls.popFirst() {
-            guard let call = calls[id], !call.isSent else { continue }
+            guard let call = calls[IntegerKey(id)], !call.isSent else { continue }
             if case .slot(let slot) = call.completion, slot.isFinished {
-                calls[id] = nil
+                calls[IntegerKey(id)] = nil
                 continue
             }
             send(call)
@@ -183,7 +186,7 @@ extension IOLoop {
 
     /// The caller gave up (task cancelled): drop our side of the call.
     func cancelCall(_ id: UInt64) {
-        guard let call = calls[id] else { return }
+        guard let call = calls[IntegerKey(id)] else { return }
         giveUp(call, DBusError(.cancelled, message: "the task was cancelled"))
         pumpWaitingCalls()
     }
@@ -191,8 +194,8 @@ extension IOLoop {
     /// Ends a call before its reply: the caller gets `error`; a sent call keeps its window slot
     /// until the bus delivers the reply it still awaits.
     private func giveUp(_ call: OutgoingCall, _ error: DBusError) {
-        calls[call.id] = nil
-        if call.isSent, sentSerials.removeValue(forKey: call.serial) != nil {
+        calls[IntegerKey(call.id)] = nil
+        if call.isSent, sentSerials.removeValue(forKey: IntegerKey(call.serial)) != nil {
             // The bus still awaits the callee's answer and counts the call against our limit.
             abandonedSerials.insert(call.serial)
         }
@@ -212,14 +215,14 @@ extension IOLoop {
         guard waitingCalls.nearestDeadline != nil || sentDeadlines.min != nil else { return }
         let now = MonotonicClock.now()
         for id in waitingCalls.popExpired(now: now) {
-            guard let call = calls[id], !call.isSent else { continue }
+            guard let call = calls[IntegerKey(id)], !call.isSent else { continue }
             finishCall(id, .failure(Self.timeoutError(call.message)))
         }
         var expiredSent = false
         // Entries of calls that ended otherwise stay in the heap until due or pruned.
         while let top = sentDeadlines.min, top.key <= now {
             sentDeadlines.removeMin()
-            guard let call = calls[top.value], call.isSent else { continue }
+            guard let call = calls[IntegerKey(top.value)], call.isSent else { continue }
             giveUp(call, Self.timeoutError(call.message))
             expiredSent = true
         }

@@ -52,18 +52,20 @@ final class IOLoop {
     @exclusivity(unchecked) private var readers: [Int32: @Sendable (Int16) -> Void] = [:]
 
     // Calls (see IOLoop+Calls.swift).
-    @exclusivity(unchecked) var calls: [UInt64: OutgoingCall] = [:]
+    @exclusivity(unchecked) var calls: [IntegerKey: OutgoingCall] = [:]
     @exclusivity(unchecked) var waitingCalls = CallQueue()
     /// Deadlines of sent calls (deadline, call ID); entries of finished calls linger until due
     /// or pruned.
     @exclusivity(unchecked) var sentDeadlines = MinHeap<UInt64, UInt64>()
     var inFlight = 0
     /// Sent calls awaiting their reply: call ID by the serial the reply will name.
-    @exclusivity(unchecked) var sentSerials: [UInt32: UInt64] = [:]
+    @exclusivity(unchecked) var sentSerials: [IntegerKey: UInt64] = [:]
     /// Calls encoded lately, copied for the next call of the same shape (see ``EncodedCallCache``).
     @exclusivity(unchecked) var encodedCalls = EncodedCallCache()
     /// Who called lately, for decoding the next call (see ``RecentBusNames``).
     @exclusivity(unchecked) var recentNames = RecentBusNames()
+    /// Who answered lately, for decoding the next reply.
+    @exclusivity(unchecked) var replyNames = RecentBusNames()
     /// Serials of calls we gave up on (timed out or cancelled) that the bus still counts as
     /// awaiting a reply; each keeps its window slot until that reply arrives.
     var abandonedSerials: Set<UInt32> = []

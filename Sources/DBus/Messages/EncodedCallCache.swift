@@ -62,13 +62,36 @@ struct EncodedCallCache {
     /// equality (their lengths count).
     private struct Shape: Hashable {
         let message: DBusMessage
+        /// A digest of what tells the usual calls apart (the path, the member, how many
+        /// arguments, the byte arrays' lengths), made once per call. A look-up meets several
+        /// kept shapes as it probes the table (about eight per call), and each was compared
+        /// field by field, the paths' texts against each other; now a differing digest ends
+        /// the comparison, and it is the hash too (no `Hasher` run per look-up).
+        let digest: UInt64
+
+        init(message: DBusMessage) {
+            self.message = message
+            var digest = Self.mix(message.path.map { NameHashing.digest($0.rawValue) } ?? 0, 0)
+            digest = Self.mix(digest, message.member.map { NameHashing.digest($0.rawValue) } ?? 0)
+            digest = Self.mix(digest, UInt64(message.body.count))
+            for value in message.body {
+                if case .bytes(let data) = value { digest = Self.mix(digest, UInt64(data.count)) }
+            }
+            self.digest = digest
+        }
+
+        private static func mix(_ state: UInt64, _ value: UInt64) -> UInt64 {
+            let mixed = (state ^ value) &* 0x9E37_79B9_7F4A_7C15
+            return mixed ^ (mixed >> 29)
+        }
 
         // Field by field, without taking a copy of either message (a copy retains every
         // string in it, and a look-up compares on every write).
         static func == (lhs: Shape, rhs: Shape) -> Bool {
             guard
-                lhs.message.kind == rhs.message.kind, lhs.message.path == rhs.message.path,
-                lhs.message.member == rhs.message.member, lhs.message.interface == rhs.message.interface,
+                lhs.digest == rhs.digest, lhs.message.kind == rhs.message.kind,
+                lhs.message.path == rhs.message.path, lhs.message.member == rhs.message.member,
+                lhs.message.interface == rhs.message.interface,
                 lhs.message.destination == rhs.message.destination,
                 lhs.message.noReplyExpected == rhs.message.noReplyExpected,
                 lhs.message.replySerial == rhs.message.replySerial, lhs.message.errorName == rhs.message.errorName,
@@ -85,16 +108,10 @@ struct EncodedCallCache {
             return true
         }
 
-        /// Cheap on purpose: the path, the member and the byte arrays' lengths tell the usual
-        /// calls apart; equality does the rest.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(message.path)
-            hasher.combine(message.member)
-            hasher.combine(message.body.count)
-            for value in message.body {
-                if case .bytes(let data) = value { hasher.combine(data.count) }
-            }
-        }
+        func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+        /// What the table hashes with: the digest and its seed (see ``NameHashing``).
+        func _rawHashValue(seed: Int) -> Int { NameHashing.rawHash(digest, seed: seed) }
     }
 
     /// One kept message and where its byte arrays are.

@@ -13,8 +13,25 @@ enum MessageDecoder {
         return result
     }
 
+    /// A reply: as ``decode(_:)``, with its sender and destination taken from `names` when
+    /// they are the last reply's (a client's replies come from the few services it calls, to
+    /// its one name; making both strings anew was two scans and validations per call).
+    static func decodeReply(_ message: OpaquePointer, names: inout RecentBusNames) throws(DBusError) -> DBusMessage {
+        var result = try decodeHeader(message, names: &names)
+        result.body = try decodeBody(message)
+        return result
+    }
+
     /// The header fields only, so routing can skip decoding bodies nobody wants.
     static func decodeHeader(_ message: OpaquePointer) throws(DBusError) -> DBusMessage {
+        var names = RecentBusNames()
+        return try decodeHeader(message, names: &names)
+    }
+
+    /// The header fields, the bus names reused from `names` where it holds them.
+    private static func decodeHeader(
+        _ message: OpaquePointer, names: inout RecentBusNames
+    ) throws(DBusError) -> DBusMessage {
         let kind: DBusMessage.Kind
         switch dbus_message_get_type(message) {
         case MessageTypeCode.methodCall: kind = .methodCall
@@ -35,8 +52,8 @@ enum MessageDecoder {
         if kind == .error {
             result.errorName = dbus_message_get_error_name(message).map { String(cString: $0) }
         }
-        result.sender = dbus_message_get_sender(message).map { BusName(unchecked: String(cString: $0)) }
-        result.destination = dbus_message_get_destination(message).map { BusName(unchecked: String(cString: $0)) }
+        result.sender = dbus_message_get_sender(message).map { names.sender($0) }
+        result.destination = dbus_message_get_destination(message).map { names.destination($0) }
         result.serial = dbus_message_get_serial(message)
         if kind == .methodReturn || kind == .error { result.replySerial = dbus_message_get_reply_serial(message) }
         result.noReplyExpected = dbus_message_get_no_reply(message) != 0

@@ -1,8 +1,9 @@
 import Glibc
 
-/// The sender and destination of the last call decoded, reused while the next call has the
-/// same: a server mostly hears from one client at its one name, and a comparison costs less
-/// than a new string (a scan, a validation, often an allocation).
+/// The sender and destination of the last message decoded, reused while the next one has the
+/// same: a server mostly hears from one client at its one name, a client's replies come from
+/// the service it calls to its one name, and a comparison costs less than a new string (a
+/// scan, a validation, often an allocation).
 struct RecentBusNames {
     private var lastSender: BusName?
     private var lastDestination: BusName?
