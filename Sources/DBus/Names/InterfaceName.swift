@@ -37,6 +37,6 @@ public struct InterfaceName: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Orders names by their text.
     public static func < (lhs: InterfaceName, rhs: InterfaceName) -> Bool {
-        lhs.rawValue < rhs.rawValue
+        NameHashing.less(lhs.rawValue, rhs.rawValue)
     }
 }

@@ -1,4 +1,7 @@
-/// Hashing for the validated name types (object paths, interface, member and bus names).
+import Glibc
+
+/// Hashing and comparison for the validated name types (object paths, interface, member and
+/// bus names).
 ///
 /// Their text is ASCII by validation, so equal names have equal bytes, and a digest of the
 /// bytes is a sound hash. It is fed to the `Hasher` as one word: the standard library hashes a
@@ -42,6 +45,28 @@ enum NameHashing {
         return state ^ (state >> 32)
     }
 
+    /// Whether two names are spelt alike: their lengths first (a native or small string knows
+    /// its own), then the texts. `String`'s `==` compares the texts of unequal strings however
+    /// their lengths differ (about a hundred instructions), and the SDK compares names of
+    /// different lengths all the time: a device's path against its adapter's, `Device1`
+    /// against D-Bus's own interfaces, on every advertisement a scan sees.
+    static func equal(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count && lhs == rhs
+    }
+
+    /// Whether `lhs` sorts before `rhs`, by their bytes: the same order as `String`'s for
+    /// names, which validation keeps to ASCII, without its Unicode comparison.
+    static func less(_ lhs: String, _ rhs: String) -> Bool {
+        let ordered = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right -> Bool in
+                let common = min(left.count, right.count)
+                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                return order < 0 || (order == 0 && left.count < right.count)
+            }
+        }
+        return (ordered ?? nil) ?? (lhs < rhs)
+    }
+
     /// `digest` mixed with a table's per-instance seed, its high bits folded into the low ones
     /// that pick a bucket.
     static func rawHash(_ digest: UInt64, seed: Int) -> Int {
@@ -52,6 +77,9 @@ enum NameHashing {
 }
 
 extension ObjectPath {
+    /// Equal when spelt alike, lengths compared first (see ``NameHashing``).
+    public static func == (lhs: ObjectPath, rhs: ObjectPath) -> Bool { NameHashing.equal(lhs.rawValue, rhs.rawValue) }
+
     /// Hashes the path's bytes as one word (see ``NameHashing``).
     public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }
 
@@ -60,6 +88,9 @@ extension ObjectPath {
 }
 
 extension InterfaceName {
+    /// Equal when spelt alike, lengths compared first (see ``NameHashing``).
+    public static func == (lhs: InterfaceName, rhs: InterfaceName) -> Bool { NameHashing.equal(lhs.rawValue, rhs.rawValue) }
+
     /// Hashes the name's bytes as one word (see ``NameHashing``).
     public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }
 
@@ -68,6 +99,9 @@ extension InterfaceName {
 }
 
 extension MemberName {
+    /// Equal when spelt alike, lengths compared first (see ``NameHashing``).
+    public static func == (lhs: MemberName, rhs: MemberName) -> Bool { NameHashing.equal(lhs.rawValue, rhs.rawValue) }
+
     /// Hashes the name's bytes as one word (see ``NameHashing``).
     public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }
 
@@ -76,6 +110,9 @@ extension MemberName {
 }
 
 extension BusName {
+    /// Equal when spelt alike, lengths compared first (see ``NameHashing``).
+    public static func == (lhs: BusName, rhs: BusName) -> Bool { NameHashing.equal(lhs.rawValue, rhs.rawValue) }
+
     /// Hashes the name's bytes as one word (see ``NameHashing``).
     public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }
 

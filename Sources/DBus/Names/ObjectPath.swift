@@ -91,7 +91,7 @@ public struct ObjectPath: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// Orders paths by their text, which also puts every path directly before its descendants
     /// because '/' sorts below every character allowed in an element.
     public static func < (lhs: ObjectPath, rhs: ObjectPath) -> Bool {
-        lhs.rawValue < rhs.rawValue
+        NameHashing.less(lhs.rawValue, rhs.rawValue)
     }
 
     private static func validate(_ string: String) throws(DBusError) {
