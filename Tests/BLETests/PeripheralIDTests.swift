@@ -1,3 +1,4 @@
+import BlueZ
 import Foundation
 import Testing
 
@@ -83,5 +84,19 @@ struct PeripheralIDTests {
             }
         }
         #expect(throws: BLEError.self) { try PeripheralID(address: Self.device, adapterAddress: "00:1A") }
+    }
+
+    @Test(
+        "a device's ID takes BlueZ's address type; a type this SDK does not know is left out",
+        arguments: [
+            (BlueZ.AddressType.public, PeripheralID.AddressType.public),
+            (BlueZ.AddressType.random, PeripheralID.AddressType.random),
+            (BlueZ.AddressType(rawValue: "le-extended"), nil),
+        ])
+    func deviceAddressType(_ type: BlueZ.AddressType, _ expected: PeripheralID.AddressType?) throws {
+        let adapter = AdapterIdentity(name: "hci0", address: try BluetoothAddress(Self.adapterAddress))
+        let id = PeripheralID(adapter: adapter, address: try BluetoothAddress(Self.device), type: type)
+        #expect(id.addressType == expected)
+        #expect(PeripheralID(adapter: adapter, address: try BluetoothAddress(Self.device), type: nil).addressType == nil)
     }
 }

@@ -86,7 +86,13 @@ public struct PeripheralID: Sendable, Hashable, Comparable, Codable, CustomStrin
         self.adapter = adapter.name
         self.adapterBluetoothAddress = adapter.address
         self.bluetoothAddress = address
-        self.addressType = type.flatMap { AddressType(rawValue: $0.rawValue) }
+        // Compared with BlueZ's two values, not looked up by raw value: the enum's
+        // `init(rawValue:)` searches its cases' texts, for every advertisement a scan decodes.
+        switch type {
+        case BlueZ.AddressType.public?: addressType = .public
+        case BlueZ.AddressType.random?: addressType = .random
+        default: addressType = nil
+        }
     }
 
     /// `hci0/AA:BB:CC:DD:EE:FF`
