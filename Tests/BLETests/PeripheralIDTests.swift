@@ -97,6 +97,7 @@ struct PeripheralIDTests {
         let adapter = AdapterIdentity(name: "hci0", address: try BluetoothAddress(Self.adapterAddress))
         let id = PeripheralID(adapter: adapter, address: try BluetoothAddress(Self.device), type: type)
         #expect(id.addressType == expected)
-        #expect(PeripheralID(adapter: adapter, address: try BluetoothAddress(Self.device), type: nil).addressType == nil)
+        #expect(
+            PeripheralID(adapter: adapter, address: try BluetoothAddress(Self.device), type: nil).addressType == nil)
     }
 }

@@ -60,7 +60,10 @@ enum NameHashing {
         let ordered = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right -> Bool in
                 let common = min(left.count, right.count)
-                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                var order: Int32 = 0
+                if common > 0, let first = left.baseAddress, let second = right.baseAddress {
+                    order = memcmp(first, second, common)
+                }
                 return order < 0 || (order == 0 && left.count < right.count)
             }
         }
@@ -89,7 +92,9 @@ extension ObjectPath {
 
 extension InterfaceName {
     /// Equal when spelt alike, lengths compared first (see ``NameHashing``).
-    public static func == (lhs: InterfaceName, rhs: InterfaceName) -> Bool { NameHashing.equal(lhs.rawValue, rhs.rawValue) }
+    public static func == (lhs: InterfaceName, rhs: InterfaceName) -> Bool {
+        NameHashing.equal(lhs.rawValue, rhs.rawValue)
+    }
 
     /// Hashes the name's bytes as one word (see ``NameHashing``).
     public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }

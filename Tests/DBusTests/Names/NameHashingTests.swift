@@ -68,4 +68,30 @@ import Testing
         }
         #expect(index[try ObjectPath("/org/bluez/hci0/dev_B0_00_00_00_40_0")] == nil)
     }
+
+    @Test("names compare and order as their texts do: equal or not whatever the lengths, in byte order")
+    func equalityAndOrder() throws {
+        let texts = [
+            "/", "/org", "/org/bluez", "/org/bluez/hci0", "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22",
+            "/org/bluez/hci0/dev_C4_7C_8D_6A_11_23", "/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010",
+            "/org/bluez/hci1", "/org/bluez/hci0_x", "/org/bluez/hci", "/a", "/a/b", "/a_b", "/A",
+        ]
+        let paths = try texts.map { try ObjectPath($0) }
+        for (left, leftText) in zip(paths, texts) {
+            for (right, rightText) in zip(paths, texts) {
+                #expect((left == right) == (leftText == rightText))
+                #expect((left < right) == (leftText < rightText), "\(leftText) < \(rightText)")
+            }
+        }
+        let names = try ["org.bluez.Device1", "org.bluez.Device", "org.bluez.Adapter1", "org.freedesktop.DBus"]
+            .map { try InterfaceName($0) }
+        for left in names {
+            for right in names {
+                #expect((left == right) == (left.rawValue == right.rawValue))
+                #expect((left < right) == (left.rawValue < right.rawValue))
+            }
+        }
+        #expect(try MemberName("ReadValue") != (try MemberName("ReadValues")))
+        #expect(try BusName(":1.42") == (try BusName(":1." + "42")))
+    }
 }
