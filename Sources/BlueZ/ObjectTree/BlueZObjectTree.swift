@@ -111,10 +111,11 @@ public struct BlueZObjectTree: Sendable, Hashable {
     private mutating func add(
         _ interfaces: [InterfaceName: [String: DBusValue]], at path: ObjectPath
     ) -> [ObjectTreeChange] {
-        if objects[path] == nil, !interfaces.isEmpty, !interfaces.values.contains(where: Self.holdsVariant) {
+        if !interfaces.isEmpty, !interfaces.values.contains(where: Self.holdsVariant),
+            Self.store(interfaces, ifEmpty: &objects[path, default: [:]])
+        {
             // A new object as decoded (every advertiser's first signal): stored as it came,
-            // in one insertion, with no copy of its dictionaries.
-            objects[path] = interfaces
+            // found and inserted in one probe of the table, with no copy of its dictionaries.
             if let parent = path.parent { childIndex[parent, default: []].insert(path) }
             layoutChanged(at: path)
             // The names are sorted, not the changes: this runs for every advertiser a scan
@@ -188,6 +189,16 @@ public struct BlueZObjectTree: Sendable, Hashable {
         let invalidated = old.keys.filter { new[$0] == nil }.sorted()
         if changed.isEmpty && invalidated.isEmpty { return [] }
         return [.changed(path, interface, changedKeys: changed, invalidatedKeys: invalidated)]
+    }
+
+    /// Stores `interfaces` in `slot` when it is empty (an object the tree did not hold: it
+    /// keeps no object without interfaces); whether it did.
+    private static func store(
+        _ interfaces: [InterfaceName: [String: DBusValue]], ifEmpty slot: inout [InterfaceName: [String: DBusValue]]
+    ) -> Bool {
+        guard slot.isEmpty else { return false }
+        slot = interfaces
+        return true
     }
 
     /// Whether a property value is still wrapped in a variant (``normalized(_:)`` unwraps it).

@@ -1,4 +1,5 @@
 import DBus
+import Glibc
 
 /// The object paths bluetoothd gives its objects (bluez-dbus-api.md §1.2), built and parsed.
 ///
@@ -145,28 +146,29 @@ public enum BlueZPath {
         // Scanned as bytes where the string is contiguous (native strings are): stepping a
         // String.UTF8View index by index cost ten times as much per notification.
         let found = text.utf8.withContiguousStorageIfAvailable { bytes in deviceEnd(in: bytes) }
-        guard let end = found ?? deviceEnd(in: Array(text.utf8)) else { return nil }
+        guard let end = found ?? Array(text.utf8).withUnsafeBufferPointer({ deviceEnd(in: $0) }) else { return nil }
         return text[..<text.utf8.index(text.utf8.startIndex, offsetBy: end)]
     }
 
     /// Where the device element of a path's bytes ends (its fifth `/`, or the end), when the
-    /// path starts `/org/bluez/` and its fourth element starts `dev_`.
-    private static func deviceEnd<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes) -> Int?
-    where Bytes.Index == Int {
-        let prefix = "/org/bluez/".utf8
-        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
-        var slashes = 0
-        var deviceStart = -1
-        var end = bytes.endIndex
-        for index in bytes.indices where bytes[index] == UInt8(ascii: "/") {
-            slashes += 1
-            if slashes == 4 { deviceStart = index + 1 }
-            if slashes == 5 {
-                end = index
-                break
-            }
-        }
-        guard deviceStart >= 0, bytes[deviceStart...].starts(with: "dev_".utf8) else { return nil }
+    /// path starts `/org/bluez/` and its fourth element starts `dev_`. Compared byte by byte
+    /// in the buffer: the generic `starts(with:)` over a string's UTF-8 view cost more than
+    /// the rest, on every advertisement and notification.
+    private static func deviceEnd(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let prefix: StaticString = "/org/bluez/"
+        let prefixCount = prefix.utf8CodeUnitCount
+        guard bytes.count > prefixCount, let base = bytes.baseAddress, memcmp(base, prefix.utf8Start, prefixCount) == 0
+        else { return nil }
+        let slash = UInt8(ascii: "/")
+        var index = prefixCount
+        while index < bytes.count && bytes[index] != slash { index += 1 }
+        let deviceStart = index + 1
+        guard deviceStart + 4 <= bytes.count, bytes[deviceStart] == UInt8(ascii: "d"),
+            bytes[deviceStart + 1] == UInt8(ascii: "e"), bytes[deviceStart + 2] == UInt8(ascii: "v"),
+            bytes[deviceStart + 3] == UInt8(ascii: "_")
+        else { return nil }
+        var end = deviceStart + 4
+        while end < bytes.count && bytes[end] != slash { end += 1 }
         return end
     }
 
