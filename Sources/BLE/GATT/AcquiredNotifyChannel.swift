@@ -125,12 +125,13 @@ final class DatagramReader: Sendable {
         let flags = fcntl(descriptor.rawValue, F_GETFL)
         _ = fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK)
         let stopped = self.stopped
+        // A datagram is one ATT value: at most 512 bytes (Core Specification, Vol 3, Part F,
+        // 3.2.9), well inside a slot. The slots are made once, here: nothing is allocated or
+        // set up per wake-up, and one system call reads a burst's datagrams.
+        let slots = FileDescriptor.DatagramSlots(slotSize: Self.slotSize)
         let watching = connection.addReader(descriptor) { _ in
             guard !stopped.isSet else { return }
-            // A datagram is one ATT value: at most 512 bytes (Core Specification, Vol 3, Part F,
-            // 3.2.9), well inside a slot. The slots live on the stack: nothing is allocated or
-            // cleared per wake-up, and one system call reads a burst's datagrams.
-            let end = descriptor.receiveDatagrams(slotSize: Self.slotSize) { bytes in
+            let end = descriptor.receiveDatagrams(into: slots) { bytes in
                 received(Data(bytes))
             }
             if end != .drained, stopped.set() {

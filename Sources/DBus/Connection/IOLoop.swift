@@ -49,7 +49,7 @@ final class IOLoop {
     @exclusivity(unchecked) private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
     /// Other fds the loop reads for its users (``Connection/addReader(_:onReadable:)``), with
     /// what to call when each is readable.
-    @exclusivity(unchecked) private var readers: [Int32: @Sendable (Int16) -> Void] = [:]
+    @exclusivity(unchecked) private var readers: [IntegerKey: (fd: Int32, onReadable: @Sendable (Int16) -> Void)] = [:]
 
     // Calls (see IOLoop+Calls.swift).
     @exclusivity(unchecked) var calls: [IntegerKey: OutgoingCall] = [:]
@@ -312,7 +312,7 @@ final class IOLoop {
                 wanted.append((fd, events))
             }
         }
-        for fd in readers.keys { wanted.append((fd, Int16(POLLIN))) }
+        for reader in readers.values { wanted.append((reader.fd, Int16(POLLIN))) }
         // An fd that could not be registered is tried again before the next sleep.
         readinessStale = !readiness.update(wanted)
     }
@@ -325,8 +325,8 @@ final class IOLoop {
                 _ = read(core.wakeFD, &counter, 8)
                 continue
             }
-            if let reader = readers[entry.fd] {
-                reader(entry.events)
+            if let reader = readers[IntegerKey(entry.fd)] {
+                reader.onReadable(entry.events)
                 continue
             }
             var flags: UInt32 = 0
@@ -398,14 +398,14 @@ final class IOLoop {
 
     /// Starts calling `onReadable` (with the poll events seen) whenever `fd` is readable.
     func addReader(_ fd: Int32, _ onReadable: @escaping @Sendable (Int16) -> Void) {
-        readers[fd] = onReadable
+        readers[IntegerKey(fd)] = (fd, onReadable)
         readinessStale = true
     }
 
     /// Stops watching `fd`; the caller closes it only after this ran, so its number is not
     /// watched when reused.
     func removeReader(_ fd: Int32) {
-        guard readers.removeValue(forKey: fd) != nil else { return }
+        guard readers.removeValue(forKey: IntegerKey(fd)) != nil else { return }
         readiness.forget(fd)
         readinessStale = true
     }

@@ -128,4 +128,29 @@ import Testing
         #expect(received.isEmpty)
         #expect(end == .failed(EBADF))
     }
+
+    @Test("slots made once serve every read of a socket: each read hands over what it received, cut to a slot")
+    func reusedSlots() throws {
+        let (reader, writer) = try Self.pair()
+        let slots = FileDescriptor.DatagramSlots(slotSize: 8)
+        var received: [[UInt8]] = []
+        let rounds: [[[UInt8]]] = [
+            [[1, 2, 3], Array(0..<20), []],
+            (1...(FileDescriptor.datagramBatch + 3)).map { [UInt8($0), UInt8($0)] },
+            [[9]],
+        ]
+        for sent in rounds {
+            Self.send(sent, on: writer)
+            received = []
+            let end = reader.receiveDatagrams(into: slots) { received.append(Array($0)) }
+            #expect(received == sent.map { Array($0.prefix(8)) })
+            #expect(end == .drained)
+        }
+        writer.close()
+        var readable = pollfd(fd: reader.rawValue, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&readable, 1, 30_000) == 1)
+        received = []
+        #expect(reader.receiveDatagrams(into: slots) { received.append(Array($0)) } == .hungUp)
+        #expect(received.isEmpty)
+    }
 }
