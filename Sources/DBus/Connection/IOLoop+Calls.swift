@@ -147,7 +147,7 @@ extension IOLoop {
     ) -> Result<DBusMessage, DBusError> {
         let message: DBusMessage
         do {
-            message = try MessageDecoder.decodeReply(reply, names: &names)
+            message = try MessageDecoder.decode(reply, names: &names)
         } catch {
             return .failure(error)
         }

@@ -8,15 +8,14 @@ import Foundation
 /// any inconsistency becomes a ``DBusError`` instead of a crash.
 enum MessageDecoder {
     static func decode(_ message: OpaquePointer) throws(DBusError) -> DBusMessage {
-        var result = try decodeHeader(message)
-        result.body = try decodeBody(message)
-        return result
+        var names = RecentBusNames()
+        return try decode(message, names: &names)
     }
 
-    /// A reply: as ``decode(_:)``, with its sender and destination taken from `names` when
-    /// they are the last reply's (a client's replies come from the few services it calls, to
-    /// its one name; making both strings anew was two scans and validations per call).
-    static func decodeReply(_ message: OpaquePointer, names: inout RecentBusNames) throws(DBusError) -> DBusMessage {
+    /// As ``decode(_:)``, with the sender and destination taken from `names` when they are the
+    /// last message's (a client's replies come from the few services it calls, to its one
+    /// name; making both strings anew was two scans and validations per call).
+    static func decode(_ message: OpaquePointer, names: inout RecentBusNames) throws(DBusError) -> DBusMessage {
         var result = try decodeHeader(message, names: &names)
         result.body = try decodeBody(message)
         return result
