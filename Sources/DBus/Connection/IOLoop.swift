@@ -49,7 +49,7 @@ final class IOLoop {
     @exclusivity(unchecked) private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
     /// Other fds the loop reads for its users (``Connection/addReader(_:onReadable:)``), with
     /// what to call when each is readable.
-    @exclusivity(unchecked) private var readers: [IntegerKey: (fd: Int32, onReadable: @Sendable (Int16) -> Void)] = [:]
+    @exclusivity(unchecked) private var readers: [IntegerKey: @Sendable (Int16) -> Void] = [:]
 
     // Calls (see IOLoop+Calls.swift).
     @exclusivity(unchecked) var calls: [IntegerKey: OutgoingCall] = [:]
@@ -312,7 +312,7 @@ final class IOLoop {
                 wanted.append((fd, events))
             }
         }
-        for reader in readers.values { wanted.append((reader.fd, Int16(POLLIN))) }
+        for key in readers.keys { wanted.append((key.descriptor, Int16(POLLIN))) }
         // An fd that could not be registered is tried again before the next sleep.
         readinessStale = !readiness.update(wanted)
     }
@@ -326,7 +326,7 @@ final class IOLoop {
                 continue
             }
             if let reader = readers[IntegerKey(entry.fd)] {
-                reader.onReadable(entry.events)
+                reader(entry.events)
                 continue
             }
             var flags: UInt32 = 0
@@ -398,7 +398,7 @@ final class IOLoop {
 
     /// Starts calling `onReadable` (with the poll events seen) whenever `fd` is readable.
     func addReader(_ fd: Int32, _ onReadable: @escaping @Sendable (Int16) -> Void) {
-        readers[IntegerKey(fd)] = (fd, onReadable)
+        readers[IntegerKey(fd)] = onReadable
         readinessStale = true
     }
 

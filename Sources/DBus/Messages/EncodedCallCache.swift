@@ -71,7 +71,7 @@ struct EncodedCallCache {
 
         init(message: DBusMessage) {
             self.message = message
-            var digest = Self.mix(message.path.map { NameHashing.digest($0.rawValue) } ?? 0, 0)
+            var digest = message.path.map { NameHashing.digest($0.rawValue) } ?? 0
             digest = Self.mix(digest, message.member.map { NameHashing.digest($0.rawValue) } ?? 0)
             digest = Self.mix(digest, UInt64(message.body.count))
             for value in message.body {

@@ -17,6 +17,9 @@ package struct IntegerKey: Hashable, Sendable {
     /// A file descriptor number, as the loop's table of readers holds it.
     package init(_ value: Int32) { self.value = UInt64(UInt32(bitPattern: value)) }
 
+    /// The file descriptor number of a key made from one.
+    package var descriptor: Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: value)) }
+
     package func hash(into hasher: inout Hasher) { hasher.combine(value) }
 
     /// What `Set` and `Dictionary` hash with (see ``NameHashing``).
