@@ -30,7 +30,7 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
     /// - Throws: ``DBus/DBusError`` with code `.invalidValue` for anything else: other
     ///   separators, missing or extra groups, groups that are not two hex digits.
     public init(_ string: String) throws(DBusError) {
-        guard let value = Self.parse(string, separator: ":") else {
+        guard let value = Self.parse(string, separator: UInt8(ascii: ":")) else {
             throw DBusError(
                 .invalidValue,
                 message: "\(Self.quoted(string)) is not a Bluetooth address of the form AA:BB:CC:DD:EE:FF")
@@ -84,8 +84,9 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
 
     /// The 48-bit value of six two-digit hex groups (either case) joined by `separator`, or
     /// `nil`. Read byte by byte: every device a scan reports has its address parsed.
-    static func parse(_ string: some StringProtocol, separator: Character) -> UInt64? {
-        guard let separator = separator.asciiValue else { return nil }
+    /// The separator is a byte: reading a `Character`'s ASCII value walked the character's
+    /// scalars at every call.
+    static func parse(_ string: some StringProtocol, separator: UInt8) -> UInt64? {
         // Through the bytes where the text holds them in one piece (a native string does): a
         // `UTF8View` iterator costs more per byte than the parse itself.
         if let parsed = string.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0, separator: separator) }) {

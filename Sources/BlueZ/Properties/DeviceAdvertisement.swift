@@ -39,51 +39,104 @@ public struct DeviceAdvertisement: Sendable, Hashable {
     ///   type than `Device1` gives it, or `Address` or `UUIDs` is missing.
     public init(properties: [String: DBusValue]) throws(DBusError) {
         typealias Key = DeviceProperties.Key
-        let decoding = PropertyDecoding(interface: BlueZInterface.device1)
         var address: BluetoothAddress?
         var uuids: [String]?
         // One pass over the properties, each name told by its length first: eleven look-ups
         // hashed eleven names for every advertisement a scan saw, and most of a device's
-        // properties are none of these (a length is read without touching the text).
-        for (key, value) in properties {
+        // properties are none of these (a length is read without touching the text). Each
+        // value is matched against its one D-Bus type in place; only a value of another type
+        // goes through the generic decoding (``decodedSlowly(_:_:)``), for its error: that
+        // decoding, inlined eleven times, was code each advertisement ran with cold caches.
+        for (key, stored) in properties {
+            let value = PropertyDecoding.unwrapped(stored)
             switch key.utf8.count {
             case 4:
                 if key == Key.rssi {
-                    rssi = try decoding.decode(key, value)
+                    if case .int16(let level) = value {
+                        rssi = level
+                    } else {
+                        rssi = try Self.decodedSlowly(key, value)
+                    }
                 } else if key == Key.name {
-                    name = try decoding.decode(key, value)
+                    if case .string(let text) = value { name = text } else { name = try Self.decodedSlowly(key, value) }
                 }
             case 5:
-                if key == Key.uuids { uuids = try decoding.decodeStrings(key, value) }
+                if key == Key.uuids { uuids = try Self.strings(key, value) }
             case 7:
                 if key == Key.address {
-                    address = try decoding.decode(key, value)
+                    if case .string(let text) = value,
+                        let number = BluetoothAddress.parse(text, separator: UInt8(ascii: ":"))
+                    {
+                        address = BluetoothAddress(rawValue: number)
+                    } else {
+                        address = try Self.decodedSlowly(key, value)
+                    }
                 } else if key == Key.txPower {
-                    txPower = try decoding.decode(key, value)
+                    if case .int16(let level) = value {
+                        txPower = level
+                    } else {
+                        txPower = try Self.decodedSlowly(key, value)
+                    }
                 }
             case 10:
-                if key == Key.appearance { appearance = try decoding.decode(key, value) }
+                if key == Key.appearance {
+                    if case .uint16(let code) = value {
+                        appearance = code
+                    } else {
+                        appearance = try Self.decodedSlowly(key, value)
+                    }
+                }
             case 11:
                 if key == Key.addressType {
-                    addressType = try decoding.decode(key, value)
+                    if case .string(let text) = value {
+                        addressType = AddressType(rawValue: text)
+                    } else {
+                        addressType = try Self.decodedSlowly(key, value)
+                    }
                 } else if key == Key.serviceData {
-                    serviceData = try decoding.decodeByteMap(key, value)
+                    serviceData = try Self.byteMap(key, value)
                 }
             case 15:
-                if key == Key.advertisingData { advertisingData = try decoding.decodeByteMap(key, value) }
+                if key == Key.advertisingData { advertisingData = try Self.byteMap(key, value) }
             case 16:
                 if key == Key.manufacturerData {
-                    manufacturerData = try decoding.decodeByteMap(key, value)
+                    manufacturerData = try Self.byteMap(key, value)
                 } else if key == Key.advertisingFlags {
-                    advertisingFlags = try decoding.decode(key, value)
+                    if case .bytes(let flags) = value {
+                        advertisingFlags = flags
+                    } else {
+                        advertisingFlags = try Self.decodedSlowly(key, value)
+                    }
                 }
             default:
                 continue
             }
         }
-        guard let address else { throw decoding.missing(Key.address) }
-        guard let uuids else { throw decoding.missing(Key.uuids) }
+        guard let address else { throw PropertyDecoding(interface: BlueZInterface.device1).missing(Key.address) }
+        guard let uuids else { throw PropertyDecoding(interface: BlueZInterface.device1).missing(Key.uuids) }
         self.address = address
         self.uuids = uuids
+    }
+
+    /// `value` as the generic decoding reads it: for a value that is not of its property's
+    /// type, which that decoding refuses with the error naming the property. Kept out of line,
+    /// off the path every advertisement takes.
+    @inline(never)
+    private static func decodedSlowly<T: DBusRepresentable>(_ key: String, _ value: DBusValue) throws(DBusError) -> T {
+        try PropertyDecoding(interface: BlueZInterface.device1).decode(key, value)
+    }
+
+    /// `UUIDs`, kept out of line with the other decodings that are not a single match.
+    @inline(never)
+    private static func strings(_ key: String, _ value: DBusValue) throws(DBusError) -> [String] {
+        try PropertyDecoding(interface: BlueZInterface.device1).decodeStrings(key, value)
+    }
+
+    /// A dictionary of byte arrays (`ManufacturerData`, `ServiceData`, `AdvertisingData`).
+    @inline(never)
+    private static func byteMap<K: DBusRepresentable & Hashable>(
+        _ key: String, _ value: DBusValue
+    ) throws(DBusError) -> [K: Data] {
+        try PropertyDecoding(interface: BlueZInterface.device1).decodeByteMap(key, value)
     }
 }
