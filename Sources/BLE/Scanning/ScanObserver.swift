@@ -110,25 +110,39 @@ final class ScanObserver: SessionObserver {
         guard changes.contains(where: { $0.interface == BlueZInterface.device1 }) else { return }
         state.withLock { state in
             guard state.started, !state.ended else { return }
-            // Decided under the mirror's lock, handed over after it.
+            // Decided under the mirror's lock, handed over after it. An advertiser's signal
+            // changes one device: its discovery is held without an array (made, filled and
+            // freed for every advertisement otherwise).
             let now = Date()
-            let discoveries = session.read { tree in
-                changes.compactMap { change -> Discovery? in
-                    guard change.interface == BlueZInterface.device1 else { return nil }
-                    switch change {
-                    case .added(let path, _):
-                        return state.reporter.consider(path, in: tree, at: now)
-                    case .changed(let path, _, let keys, let invalidated):
-                        // Invalidation alone (RSSI gone at StopDiscovery) is no advertisement (Q9).
-                        guard keys.contains(where: { ScanReporter.advertisementKeys.contains($0) }) else { return nil }
-                        return state.reporter.changed(path, keys: keys, invalidated: invalidated, in: tree, at: now)
-                    case .removed(let path, _):
-                        state.reporter.forget(path)
-                        return nil
+            var first: Discovery?
+            var more: [Discovery] = []
+            session.read { tree in
+                for change in changes where change.interface == BlueZInterface.device1 {
+                    guard let discovery = Self.decide(change, with: &state.reporter, in: tree, at: now) else {
+                        continue
                     }
+                    if first == nil { first = discovery } else { more.append(discovery) }
                 }
             }
-            for discovery in discoveries { emit(discovery) }
+            if let first { emit(first) }
+            for discovery in more { emit(discovery) }
+        }
+    }
+
+    /// What `reporter` makes of one change of a device.
+    private static func decide(
+        _ change: ObjectTreeChange, with reporter: inout ScanReporter, in tree: BlueZObjectTree, at now: Date
+    ) -> Discovery? {
+        switch change {
+        case .added(let path, _):
+            return reporter.consider(path, in: tree, at: now)
+        case .changed(let path, _, let keys, let invalidated):
+            // Invalidation alone (RSSI gone at StopDiscovery) is no advertisement (Q9).
+            guard keys.contains(where: { ScanReporter.advertisementKeys.contains($0) }) else { return nil }
+            return reporter.changed(path, keys: keys, invalidated: invalidated, in: tree, at: now)
+        case .removed(let path, _):
+            reporter.forget(path)
+            return nil
         }
     }
 

@@ -611,7 +611,7 @@ final class BlueZSession: Sendable {
             let applied = state.refreshes.filter(event, serial: serial)
             return (applied, state.tree.apply(applied))
         }
-        if event == .reset { state.withLock { $0.owner = nil } }
+        if case .reset = event { state.withLock { $0.owner = nil } }
         broadcast(.tree(applied, changes, serial: serial))
     }
 
@@ -679,10 +679,7 @@ final class BlueZSession: Sendable {
     /// characteristic) costs the device's path to be cut out and built.
     private static func observer(of path: ObjectPath, in state: State) -> (any SessionObserver)? {
         if let entry = state.observers[path] { return entry.observer }
-        guard let device = BlueZPath.deviceText(containing: path), device.utf8.count < path.rawValue.utf8.count else {
-            return nil
-        }
-        return (try? ObjectPath(String(device))).flatMap { state.observers[$0]?.observer }
+        return BlueZPath.device(below: path).flatMap { state.observers[$0]?.observer }
     }
 
     // MARK: Listening and reading

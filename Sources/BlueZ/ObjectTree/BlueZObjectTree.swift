@@ -121,10 +121,10 @@ public struct BlueZObjectTree: Sendable, Hashable {
             // The names are sorted, not the changes: this runs for every advertiser a scan
             // finds, and reading a change's name in a comparison copied the change (path and
             // name retained and released) several times per advertiser.
-            return interfaces.keys.sorted().map { .added(path, $0) }
+            return Self.orderedNames(of: interfaces).map { .added(path, $0) }
         }
         var changes: [ObjectTreeChange] = []
-        for interface in interfaces.keys.sorted() {
+        for interface in Self.orderedNames(of: interfaces) {
             guard let properties = interfaces[interface].map(Self.normalized) else { continue }
             let old = objects[path]?[interface]
             if old == nil { layoutChanged(at: path) }
@@ -171,11 +171,8 @@ public struct BlueZObjectTree: Sendable, Hashable {
     /// An interface came or went at `path`: when that is below a device, the device's GATT
     /// layout changed. Found by counting separators, cheap for every advertiser a scan adds.
     private mutating func layoutChanged(at path: ObjectPath) {
-        guard let device = BlueZPath.deviceText(containing: path), device.utf8.count < path.rawValue.utf8.count
-        else { return }
+        guard let devicePath = BlueZPath.device(below: path) else { return }
         layoutClock += 1
-        // A prefix of a valid path that ends at an element is a valid path: this never fails.
-        guard let devicePath = try? ObjectPath(String(device)) else { return }
         layoutVersions[devicePath] = layoutClock
     }
 
@@ -189,6 +186,23 @@ public struct BlueZObjectTree: Sendable, Hashable {
         let invalidated = old.keys.filter { new[$0] == nil }.sorted()
         if changed.isEmpty && invalidated.isEmpty { return [] }
         return [.changed(path, interface, changedKeys: changed, invalidatedKeys: invalidated)]
+    }
+
+    /// The names of `interfaces` in order, sorted by insertion: an object has a few interfaces
+    /// (three for every advertiser), and the standard library's sort is code for collections
+    /// of any size that an advertiser's signal ran with cold caches.
+    private static func orderedNames(of interfaces: [InterfaceName: [String: DBusValue]]) -> [InterfaceName] {
+        var names = Array(interfaces.keys)
+        names.withUnsafeMutableBufferPointer { names in
+            for index in names.indices.dropFirst() {
+                var slot = index
+                while slot > 0 && names[slot] < names[slot - 1] {
+                    names.swapAt(slot, slot - 1)
+                    slot -= 1
+                }
+            }
+        }
+        return names
     }
 
     /// Stores `interfaces` in `slot` when it is empty (an object the tree did not hold: it

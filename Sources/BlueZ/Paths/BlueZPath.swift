@@ -143,11 +143,26 @@ public enum BlueZPath {
     /// Unlike ``device(containing:)`` it does not check the elements below the device.
     public static func deviceText(containing path: ObjectPath) -> Substring? {
         let text = path.rawValue
-        // Scanned as bytes where the string is contiguous (native strings are): stepping a
-        // String.UTF8View index by index cost ten times as much per notification.
-        let found = text.utf8.withContiguousStorageIfAvailable { bytes in deviceEnd(in: bytes) }
-        guard let end = found ?? Array(text.utf8).withUnsafeBufferPointer({ deviceEnd(in: $0) }) else { return nil }
+        guard let end = deviceEnd(in: text) else { return nil }
         return text[..<text.utf8.index(text.utf8.startIndex, offsetBy: end)]
+    }
+
+    /// The device path that `path` lies strictly below (one of its services, characteristics or
+    /// descriptors), or `nil` for a device itself and a path outside every device. A device's own
+    /// path, which every advertiser's signal names, is answered without cutting any text.
+    public static func device(below path: ObjectPath) -> ObjectPath? {
+        let text = path.rawValue
+        guard let end = deviceEnd(in: text), end < text.utf8.count else { return nil }
+        // A prefix of a valid path that ends before a separator is a valid path.
+        return try? ObjectPath(String(decoding: text.utf8.prefix(end), as: UTF8.self))
+    }
+
+    /// ``deviceEnd(in:)-(UnsafeBufferPointer<UInt8>)`` of a path's text, scanned as bytes where
+    /// the string is contiguous (native strings are): stepping a `String.UTF8View` index by
+    /// index cost ten times as much per notification.
+    private static func deviceEnd(in text: String) -> Int? {
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes in deviceEnd(in: bytes) }
+        return found ?? Array(text.utf8).withUnsafeBufferPointer { deviceEnd(in: $0) }
     }
 
     /// Where the device element of a path's bytes ends (its fifth `/`, or the end), when the
