@@ -205,7 +205,7 @@ struct ConnectionLifecycle<Waiter> {
         var started = Attempt(
             id: makeID(), stage: .settling, deadline: deadline, waiters: [(id, waiter)], byReconnect: reconnecting,
             layoutBefore: device.layout)
-        if retryable { actions.append(.schedule(.stall(attempt: started.id), at: now + timeout / 2)) }
+        if retryable { actions.append(.schedule(.stall(attempt: started.id), at: now + timeout.half)) }
         attempt = started
         guard device.connected, device.resolved else {
             let call = makeID()

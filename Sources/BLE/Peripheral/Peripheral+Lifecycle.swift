@@ -139,8 +139,8 @@ extension Peripheral {
             guard let properties = tree.properties(at: devicePath, interface: BlueZInterface.device1) else {
                 return Lifecycle.Device(present: false)
             }
-            let connected = properties[DeviceProperties.Key.connected] == .boolean(true)
-            let resolved = properties[DeviceProperties.Key.servicesResolved] == .boolean(true)
+            let connected = properties[DeviceProperties.Key.connected]?.isBoolean(true) == true
+            let resolved = properties[DeviceProperties.Key.servicesResolved]?.isBoolean(true) == true
             let layout =
                 (withLayout || (connected && resolved)) && tree.holdsServices(of: devicePath)
                 ? tree.gattLayoutVersion(of: devicePath) : nil

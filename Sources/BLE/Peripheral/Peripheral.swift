@@ -182,6 +182,14 @@ public actor Peripheral {
         changes.contains { $0.path == path && $0.interface == BlueZInterface.device1 }
     }
 
+    /// Whether `changes` remove `Device1` of the device at `path` (matched in place: comparing
+    /// whole changes ran their derived equality, code for every case, at each device change).
+    private nonisolated static func removesDevice(_ changes: [ObjectTreeChange], at path: ObjectPath) -> Bool {
+        changes.contains { change in
+            if case .removed(path, BlueZInterface.device1) = change { true } else { false }
+        }
+    }
+
     /// Whether `changes` add or remove a service or characteristic (below `path`'s device).
     private nonisolated static func addsOrRemovesGattObjects(
         _ changes: [ObjectTreeChange], besides path: ObjectPath
@@ -203,7 +211,7 @@ public actor Peripheral {
     /// arrive, ahead of this actor, so the mirror may already hold the next signal's effect
     /// (`Connected=false` while the `Disconnected` reason before it is still on its way).
     private func facts(of event: ObjectTreeEvent, _ changes: [ObjectTreeChange]) -> DeviceFacts {
-        if changes.contains(.removed(devicePath, BlueZInterface.device1)) { return DeviceFacts(present: false) }
+        if Self.removesDevice(changes, at: devicePath) { return DeviceFacts(present: false) }
         if case .propertiesChanged(devicePath, BlueZInterface.device1, let changed, _) = event {
             func flag(_ key: String) -> Bool? { if case .boolean(let value)? = changed[key] { value } else { nil } }
             return DeviceFacts(

@@ -596,10 +596,10 @@ final class BlueZSession: Sendable {
     /// holding it on a device it thinks disconnected is that case: re-read the device.
     private func repairConnected(after event: ObjectTreeEvent) {
         guard case .propertiesChanged(let path, BlueZInterface.device1, let changed, _) = event,
-            changed[DeviceProperties.Key.servicesResolved] == .boolean(true),
+            changed[DeviceProperties.Key.servicesResolved]?.isBoolean(true) == true,
             // The flag alone, read where it is stored: this runs for every change of a device.
-            read({ $0.properties(at: path, interface: BlueZInterface.device1) })?[DeviceProperties.Key.connected]
-                == .boolean(false)
+            read({ $0.properties(at: path, interface: BlueZInterface.device1) })?[DeviceProperties.Key.connected]?
+                .isBoolean(false) == true
         else { return }
         Task(executorPreference: connection.executor) { [weak self] in
             await self?.refreshProperties(at: path, interface: BlueZInterface.device1)
