@@ -52,6 +52,14 @@ import Testing
         ("ManufacturerData", .bytes(Data([1]))), ("UUIDs", .string("180D")), ("AddressType", .uint32(0)),
         ("TxPower", .int32(-8)), ("Appearance", .int16(1)), ("ServiceData", .bytes(Data([1]))),
         ("AdvertisingFlags", .string("06")), ("AdvertisingData", .bytes(Data([1]))),
+        (
+            "ManufacturerData",
+            .dictionary(key: .string, value: .variant, [DBusDictionaryEntry(.string("76"), .variant(.bytes(Data())))])
+        ),
+        (
+            "ManufacturerData",
+            .dictionary(key: .uint16, value: .variant, [DBusDictionaryEntry(.uint16(76), .variant(.uint32(1)))])
+        ),
     ])
     func aValueOfAnotherTypeThrows(_ key: String, _ value: DBusValue) {
         var payload = Fixture.device()
