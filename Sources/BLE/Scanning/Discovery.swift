@@ -24,53 +24,53 @@ public struct Discovery: Sendable, Hashable {
 public struct AdvertisementData: Sendable, Hashable {
     /// The local name.
     public var localName: String? {
-        get { storage.fields.localName }
-        set { update { $0.localName = newValue } }
+        get { self[\.localName] }
+        set { self[\.localName] = newValue }
     }
     /// Advertised service UUIDs (and service-data UUIDs, which BlueZ lists with them).
     public var serviceUUIDs: [BluetoothUUID] {
-        get { storage.fields.serviceUUIDs }
-        set { update { $0.serviceUUIDs = newValue } }
+        get { self[\.serviceUUIDs] }
+        set { self[\.serviceUUIDs] = newValue }
     }
     /// Manufacturer-specific data by company identifier.
     public var manufacturerData: [UInt16: Data] {
-        get { storage.fields.manufacturerData }
-        set { update { $0.manufacturerData = newValue } }
+        get { self[\.manufacturerData] }
+        set { self[\.manufacturerData] = newValue }
     }
     /// Service data by service UUID.
     public var serviceData: [BluetoothUUID: Data] {
-        get { storage.fields.serviceData }
-        set { update { $0.serviceData = newValue } }
+        get { self[\.serviceData] }
+        set { self[\.serviceData] = newValue }
     }
     /// Advertised TX power, dBm.
     public var txPower: Int16? {
-        get { storage.fields.txPower }
-        set { update { $0.txPower = newValue } }
+        get { self[\.txPower] }
+        set { self[\.txPower] = newValue }
     }
     /// Whether it accepts connections: BlueZ does not report the advertising PDU type, so
     /// this is `nil` (unknown) on every release up to 5.87.
     public var isConnectable: Bool? {
-        get { storage.fields.isConnectable }
-        set { update { $0.isConnectable = newValue } }
+        get { self[\.isConnectable] }
+        set { self[\.isConnectable] = newValue }
     }
     /// The GAP appearance value.
     public var appearance: UInt16? {
-        get { storage.fields.appearance }
-        set { update { $0.appearance = newValue } }
+        get { self[\.appearance] }
+        set { self[\.appearance] = newValue }
     }
     /// The AD Flags (discoverable modes, BR/EDR support: Core Specification Supplement 1.3),
     /// `nil` when BlueZ does not report them (before 5.78, or a device known only from storage).
     public var flags: UInt8? {
-        get { storage.fields.flags }
-        set { update { $0.flags = newValue } }
+        get { self[\.flags] }
+        set { self[\.flags] = newValue }
     }
     /// The AD structures BlueZ passes on undecoded, by AD type (Transport Discovery Data,
     /// Broadcast Name, Resolvable Set Identifier, URI, …): every type but those the fields above
     /// hold, and a few BlueZ withholds (addresses, SSP and SMP values, mesh). Empty when the
     /// daemon does not report them (before 5.78, where `AdvertisingData` is experimental).
     public var raw: [UInt8: Data] {
-        get { storage.fields.raw }
-        set { update { $0.raw = newValue } }
+        get { self[\.raw] }
+        set { self[\.raw] = newValue }
     }
 
     private var storage: Storage
@@ -95,10 +95,14 @@ public struct AdvertisementData: Sendable, Hashable {
     /// Hashes what equality compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(storage.fields) }
 
-    private mutating func update(_ change: (inout Fields) -> Void) {
-        var fields = storage.fields
-        change(&fields)
-        storage = Storage(fields)
+    /// One field, read from the shared storage; set in storage of this advertisement's own.
+    private subscript<Value>(field: WritableKeyPath<Fields, Value>) -> Value {
+        get { storage.fields[keyPath: field] }
+        set {
+            var fields = storage.fields
+            fields[keyPath: field] = newValue
+            storage = Storage(fields)
+        }
     }
 
     private final class Storage: Sendable {
