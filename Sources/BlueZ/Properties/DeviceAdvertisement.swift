@@ -100,7 +100,7 @@ public struct DeviceAdvertisement: Sendable, Hashable {
                 if key == Key.advertisingData { advertisingData = try Self.byteMap(key, value) }
             case 16:
                 if key == Key.manufacturerData {
-                    manufacturerData = try Self.manufacturerData(key, value)
+                    manufacturerData = try Self.byteMap(key, value)
                 } else if key == Key.advertisingFlags {
                     if case .bytes(let flags) = value {
                         advertisingFlags = flags
@@ -130,22 +130,6 @@ public struct DeviceAdvertisement: Sendable, Hashable {
     @inline(never)
     private static func strings(_ key: String, _ value: DBusValue) throws(DBusError) -> [String] {
         try PropertyDecoding(interface: BlueZInterface.device1).decodeStrings(key, value)
-    }
-
-    /// `ManufacturerData` (`a{qv}`, each variant holding `ay`), which most advertisements
-    /// carry: read in place; anything else goes through ``byteMap(_:_:)`` for its error.
-    private static func manufacturerData(_ key: String, _ value: DBusValue) throws(DBusError) -> [UInt16: Data] {
-        if case .dictionary(.uint16, .variant, let entries) = value {
-            var data = [UInt16: Data](room: entries.count)
-            for entry in entries {
-                guard case .uint16(let company) = entry.key, case .variant(let held) = entry.value,
-                    case .bytes(let bytes) = held
-                else { return try byteMap(key, value) }
-                data[company] = bytes
-            }
-            return data
-        }
-        return try byteMap(key, value)
     }
 
     /// A dictionary of byte arrays (`ManufacturerData`, `ServiceData`, `AdvertisingData`).
