@@ -70,6 +70,15 @@ enum NameHashing {
         return (ordered ?? nil) ?? (lhs < rhs)
     }
 
+    /// `digest` in 32 bits, what a path keeps of it (``ObjectPath/digest``): its high half,
+    /// the high half of the last multiplication, which every byte of the text reaches. Not the
+    /// halves xored: the low half is the product's low half xored with that high half, so the
+    /// two give back the product's low bits alone, which miss a tail's bytes past its fourth
+    /// (the last byte of every device's path, and paths one byte apart shared a digest).
+    static func folded(_ digest: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: digest >> 32)
+    }
+
     /// `digest` mixed with a table's per-instance seed, its high bits folded into the low ones
     /// that pick a bucket.
     static func rawHash(_ digest: UInt64, seed: Int) -> Int {
@@ -80,14 +89,17 @@ enum NameHashing {
 }
 
 extension ObjectPath {
-    /// Equal when spelt alike, lengths compared first (see ``NameHashing``).
-    public static func == (lhs: ObjectPath, rhs: ObjectPath) -> Bool { NameHashing.equal(lhs.rawValue, rhs.rawValue) }
+    /// Equal when spelt alike: the digests made with the paths first, then the texts, lengths
+    /// first (see ``NameHashing``).
+    public static func == (lhs: ObjectPath, rhs: ObjectPath) -> Bool {
+        lhs.digest == rhs.digest && NameHashing.equal(lhs.rawValue, rhs.rawValue)
+    }
 
-    /// Hashes the path's bytes as one word (see ``NameHashing``).
-    public func hash(into hasher: inout Hasher) { hasher.combine(NameHashing.digest(rawValue)) }
+    /// Hashes the path's bytes as one word, its digest (see ``NameHashing``).
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
 
     /// What `Set` and `Dictionary` hash with: the path's digest and their seed, no `Hasher`.
-    public func _rawHashValue(seed: Int) -> Int { NameHashing.rawHash(NameHashing.digest(rawValue), seed: seed) }
+    public func _rawHashValue(seed: Int) -> Int { NameHashing.rawHash(UInt64(digest), seed: seed) }
 }
 
 extension InterfaceName {

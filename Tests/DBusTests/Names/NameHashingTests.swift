@@ -35,6 +35,44 @@ import Testing
         #expect(NameHashing.digest("") != NameHashing.digest("\0"), "the length is part of the digest")
     }
 
+    @Test("a path keeps a digest of its own that tells apart paths one byte apart, the last byte too")
+    func storedDigestTellsPathsApart() throws {
+        // Every device's path has this length: the digest kept with a path is compared before
+        // the texts at each probe of a table, so paths that differ only in their last bytes
+        // must not share it (folding the digest's halves once dropped a tail's fifth byte).
+        let base = "/org/bluez/hci0/dev_D0_B1_E5_00_03_E7"
+        var digests: Set<UInt32> = [try ObjectPath(base).digest]
+        for offset in [0, 7, 8, 31, 32, 33, 34, 35, base.utf8.count - 1] {
+            var bytes = Array(base.utf8)
+            bytes[offset] = bytes[offset] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            digests.insert(ObjectPath(unchecked: String(decoding: bytes, as: UTF8.self)).digest)
+        }
+        #expect(digests.count == 10)
+        // A thousand advertisers' paths, as a scan meets them: no two share a digest.
+        let crowd = (0..<1_000).map { number in
+            let address = Self.hexByte(number >> 8) + "_" + Self.hexByte(number)
+            return ObjectPath(unchecked: "/org/bluez/hci0/dev_D0_B1_E5_00_" + address)
+        }
+        #expect(Set(crowd.map(\.digest)).count == 1_000)
+        // Built apart or parsed, one path keeps one digest, and equal paths stay equal.
+        let built = try ObjectPath("/org/bluez/hci0").appending("dev_D0_B1_E5_00_03_E7")
+        #expect(built.digest == (try ObjectPath(base)).digest)
+        #expect(built == (try ObjectPath(base)))
+    }
+
+    @Test("the digest a path keeps leaves a D-Bus value at 24 bytes")
+    func digestKeepsValuesSmall() {
+        // Every property the mirror holds is a DBusValue in a dictionary's bucket: a 64-bit
+        // digest left the `objectPath` case no spare bit for the enum's tag, and made each 32.
+        #expect(MemoryLayout<ObjectPath>.size <= 20)
+        #expect(MemoryLayout<DBusValue>.stride <= 24)
+    }
+
+    private static func hexByte(_ value: Int) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[(value >> 4) & 0xF], digits[value & 0xF]])
+    }
+
     @Test("a table's hash of a name is its digest mixed with the table's seed")
     func rawHashFollowsTheSeed() throws {
         let path = try ObjectPath("/org/bluez/hci0/dev_C4_7C_8D_6A_11_22/service0010/char0011")
