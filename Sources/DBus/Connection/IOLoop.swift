@@ -103,6 +103,8 @@ final class IOLoop {
         opened: @escaping @Sendable (Result<BusName, DBusError>) -> Void
     ) {
         core.adoptCurrentThread()
+        // Before the loop allocates anything (see ThreadHeapReservation).
+        ThreadHeapReservation.reserve(ThreadHeapReservation.ioThreadBytes)
         let loop = IOLoop(core: core, executor: executor)
         loop.bus = bus
         switch loop.open(bus) {
