@@ -51,6 +51,7 @@ final class BlueZSession: Sendable {
     /// What the central and everything it hands out leave waiting.
     let diagnostics: BLEDiagnostics
     private let state = PosixMutex(State())
+    private let names = PreviewNames()
 
     private init(connection: Connection, logger: BLELogger, callTimeout: Duration) {
         self.connection = connection
@@ -299,8 +300,6 @@ final class BlueZSession: Sendable {
         }
     }
 
-    private static let valueProperty = "Value"
-
     /// A `PropertiesChanged`, decoded: applied to the mirror, except a characteristic's `Value`
     /// (a notification, an indication or a read's echo that came with other changes, or before
     /// bluetoothd's name was known), which goes to the one GATT client of its device and
@@ -311,7 +310,7 @@ final class BlueZSession: Sendable {
     ) {
         var changed = changed
         if interface == BlueZInterface.gattCharacteristic1,
-            case .bytes(let value)? = changed.removeValue(forKey: Self.valueProperty)
+            case .bytes(let value)? = changed.removeValue(forKey: names.value)
         {
             routeValue(value, at: path, serial: serial)
             if changed.isEmpty && invalidated.isEmpty { return }
@@ -327,13 +326,12 @@ final class BlueZSession: Sendable {
     /// advertiser's RSSI) is decoded straight into the mirror's form and applied as
     /// ``consume(_:)`` would. Anything else is left to it.
     private func takePropertiesChanged(_ signal: borrowing ReceivedSignal) -> Bool {
-        guard signal.is(BlueZSignal.propertiesChanged, of: .properties) else { return false }
+        guard signal.is(names.propertiesChanged, of: names.properties) else { return false }
         // One lock for both: who bluetoothd is, and where its last value went.
         let (owner, last) = state.withLock { ($0.owner, $0.lastValueRoute) }
         guard let owner, signal.isSent(by: owner),
             let change = signal.propertiesChange(
-                loneBytesOf: BlueZInterface.gattCharacteristic1, property: Self.valueProperty,
-                known: Self.mirroredInterfaces)
+                loneBytesOf: names.gattCharacteristic1, property: names.value, known: names.mirrored)
         else { return false }
         switch change {
         case .loneBytes(let value):
@@ -350,13 +348,13 @@ final class BlueZSession: Sendable {
     /// device's client, which becomes the route.
     private func takeValue(_ value: Data, of signal: borrowing ReceivedSignal, after last: ValueRoute?) {
         if let last, signal.hasPath(last.path) {
-            last.sink.sink?.valueChanged(last.path, value, serial: signal.serial)
+            last.sink?.valueChanged(last.path, value, serial: signal.serial)
             return
         }
         guard let path = signal.path, let device = BlueZPath.deviceText(containing: path) else { return }
         let sink = state.withLock { state -> WeakValueSink? in
             let sink = state.valueSinks[device]
-            if let sink { state.lastValueRoute = ValueRoute(path: path, sink: sink) }
+            if let sink { state.lastValueRoute = ValueRoute(path: path, sink: sink.sink) }
             return sink
         }
         sink?.sink?.valueChanged(path, value, serial: signal.serial)
@@ -364,12 +362,13 @@ final class BlueZSession: Sendable {
 
     /// Where the values of the characteristic at `path` go. A class: read out of the lock for
     /// every value, a struct's copy copied its weak reference and destroyed it after, where
-    /// this costs a retain.
+    /// this costs a retain. The reference is its own (not a ``WeakValueSink``): read through
+    /// a struct, it was copied (`swift_weakCopyInit`) to be read.
     final class ValueRoute: Sendable {
         let path: ObjectPath
-        let sink: WeakValueSink
+        weak let sink: (any GattValueSink)?
 
-        init(path: ObjectPath, sink: WeakValueSink) {
+        init(path: ObjectPath, sink: (any GattValueSink)?) {
             self.path = path
             self.sink = sink
         }
@@ -379,9 +378,9 @@ final class BlueZSession: Sendable {
     /// advertiser, the GATT objects of a connection), decoded straight into the mirror's form
     /// and applied as ``consume(_:)`` would. Anything else is left to it.
     private func takeInterfacesAdded(_ signal: borrowing ReceivedSignal) -> Bool {
-        guard signal.is(BlueZSignal.interfacesAdded, of: .objectManager),
+        guard signal.is(names.interfacesAdded, of: names.objectManager),
             let owner = state.withLock({ $0.owner }), signal.isSent(by: owner),
-            let added = signal.interfacesAdded(known: Self.mirroredInterfaces)
+            let added = signal.interfacesAdded(known: names.mirrored)
         else { return false }
         apply(.interfacesAdded(added.path, added.interfaces), serial: signal.serial)
         return true
