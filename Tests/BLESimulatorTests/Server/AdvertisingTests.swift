@@ -192,7 +192,7 @@ struct AdvertisingTests {
             try app.exportAdvertisement("advertisement0", properties)
             try await app.registerAdvertisement("advertisement0")
             #expect(simulator.advertisements.count == 1)
-            let release = try #require(try await app.log.wait(for: "Release", timeout: .seconds(4)).first)
+            let release = try #require(try await app.log.wait(for: "Release").first)
             #expect(release.path == app.path("advertisement0"))
             #expect(release.interface == BlueZInterface.leAdvertisement1)
             #expect(release.noReplyExpected)

@@ -16,7 +16,7 @@ struct RemoteNotifyTests {
 
     /// The next element of `iterator`, or a failure after `timeout`.
     private static func next(
-        _ stream: AsyncStream<ServerNotification>, timeout: Duration = .seconds(3)
+        _ stream: AsyncStream<ServerNotification>, timeout: Duration = .seconds(20)
     ) async throws -> ServerNotification {
         try await withThrowingTaskGroup(of: ServerNotification?.self) { group in
             group.addTask {

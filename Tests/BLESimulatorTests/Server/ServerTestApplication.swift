@@ -41,10 +41,12 @@ final class CallLog: Sendable {
         }
     }
 
-    /// Waits until `count` calls of `member` arrived (or fails after `timeout`).
+    /// Waits until `count` calls of `member` arrived (or fails after `timeout`: long, since it
+    /// returns as soon as they are there, and the suite runs many tests at once on few cores,
+    /// where a call three seconds late was seen).
     @discardableResult
     func wait(
-        for member: String, count: Int = 1, path: ObjectPath? = nil, timeout: Duration = .seconds(3)
+        for member: String, count: Int = 1, path: ObjectPath? = nil, timeout: Duration = .seconds(20)
     ) async throws -> [DBusMessage] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -364,8 +366,9 @@ func options(of call: DBusMessage, at index: Int) -> [String: DBusValue] {
     return decoded
 }
 
-/// Waits until `condition` holds (or fails after `timeout`).
-func eventually(timeout: Duration = .seconds(3), _ condition: () -> Bool) async throws {
+/// Waits until `condition` holds (or fails after `timeout`, long for the reason
+/// ``CallLog/wait(for:count:path:timeout:)`` gives).
+func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else { throw ServerTestError("condition not met within \(timeout)") }
