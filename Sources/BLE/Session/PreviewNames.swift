@@ -12,7 +12,7 @@ struct PreviewNames: Sendable {
     let objectManager = InterfaceName.objectManager
     let gattCharacteristic1 = BlueZInterface.gattCharacteristic1
     /// A characteristic's value property.
-    let value = "Value"
+    let value = GattCharacteristicProperties.Key.value
     /// The interfaces the session mirrors (``BlueZSession/mirroredInterfaces``).
     let mirrored = BlueZSession.mirroredInterfaces
 }
