@@ -15,15 +15,22 @@ struct TraceComparison {
     let unexcused: [TraceDiff.Line]
     /// Entries that matched nothing: stale, to be removed. `real-only` and `sim-only` ones
     /// must excuse a difference (not checked when `strict`); `moves` and `optional` ones must
-    /// match a line of either trace.
+    /// match a line of either trace or of a kept variant.
     let unused: [TraceTolerances.Entry]
     /// Lines that may move and found no counterpart within their window.
     let unpaired: [TraceDiff.Line]
 
     /// Compares `other` (the simulator's trace) with `reference` (the real daemon's); only
     /// `moves` and `optional` entries apply when `strict` (a new real recording against the
-    /// checked-in one).
-    init(reference: [String], other: [String], tolerances: TraceTolerances, strict: Bool = false) {
+    /// checked-in one). `variants` are other recordings of the real daemon, kept because each
+    /// shows a variation the list allows that `reference` lacks: a `moves` or `optional`
+    /// entry matching a line of one is not stale. (Variations can exclude each other, a
+    /// property announced late on its own or folded into an earlier signal, so no single
+    /// recording can show them all.)
+    init(
+        reference: [String], other: [String], tolerances: TraceTolerances, strict: Bool = false,
+        variants: [[String]] = []
+    ) {
         let referenceLines = Self.split(Self.withoutLacking(reference, in: other, tolerances), tolerances)
         let otherLines = Self.split(Self.withoutLacking(other, in: reference, tolerances), tolerances)
         let diff = TraceDiff(reference: referenceLines.steady, other: otherLines.steady)
@@ -51,7 +58,8 @@ struct TraceComparison {
         self.unused = tolerances.entries.filter { entry in
             switch entry.kind {
             case .realOnly, .simOnly: !strict && !used.contains(entry.description)
-            case .moves, .optional: !reference.contains(where: entry.matches) && !other.contains(where: entry.matches)
+            case .moves, .optional:
+                !([reference, other] + variants).contains { trace in trace.contains(where: entry.matches) }
             }
         }
     }

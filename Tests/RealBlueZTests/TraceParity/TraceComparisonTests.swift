@@ -112,6 +112,10 @@ struct TraceComparisonTests {
         let strict = TraceComparison(reference: Self.reference, other: other, tolerances: tolerances, strict: true)
         #expect(strict.unexcused == [.onlyReference("signal Y")])
         #expect(strict.unused.map(\.pattern) == ["^signal Q$"])
+        let kept = TraceComparison(
+            reference: Self.reference, other: other, tolerances: tolerances, variants: [["call A", "signal Q"]])
+        #expect(kept.unused.isEmpty, "a line of a kept variant of the real trace keeps its entry")
+        #expect(kept.unexcused.isEmpty)
     }
 
     @Test(

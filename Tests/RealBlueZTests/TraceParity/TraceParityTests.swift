@@ -22,7 +22,9 @@ extension AgainstBluetoothd {
                 return
             }
             let strict = Backend.current == .bluez
-            let comparison = TraceComparison(reference: real, other: trace, tolerances: tolerances, strict: strict)
+            let comparison = TraceComparison(
+                reference: real, other: trace, tolerances: tolerances, strict: strict,
+                variants: try TraceFiles.variants().map(\.lines))
             let other = strict ? "this run of the real daemon (\(written.path))" : "the simulator (\(written.path))"
             guard !comparison.agrees else { return }
             // The SDK's second Connect is its answer to bluetoothd's intermittent connect stall
@@ -34,20 +36,34 @@ extension AgainstBluetoothd {
     }
 }
 
-/// Where the traces live: the checked-in real one and tolerance list next to these tests
-/// (found through the source path, which the test guest shares with the host), fresh
-/// recordings under `.build/trace-parity/` (or `SWIFT_BLE_TRACE_OUT`).
+/// Where the traces live: the checked-in real one, its kept variants and the tolerance list
+/// next to these tests (found through the source path, which the test guest shares with the
+/// host), fresh recordings under `.build/trace-parity/` (or `SWIFT_BLE_TRACE_OUT`).
 enum TraceFiles {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Traces")
     static let realTrace = directory.appendingPathComponent("bluez-5.66.trace")
     static let tolerances = directory.appendingPathComponent("tolerances.txt")
+    /// Other recordings of the real daemon, each showing a variation `realTrace` lacks.
+    static let variantsDirectory = directory.appendingPathComponent("variants")
 
     /// The checked-in real trace, if there is one.
     static func checkedIn() -> [String]? {
-        (try? String(contentsOf: realTrace, encoding: .utf8)).map { text in
-            text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
-        }
+        (try? String(contentsOf: realTrace, encoding: .utf8)).map(lines)
+    }
+
+    /// The kept variants of the real trace, by file name.
+    static func variants() throws -> [(name: String, lines: [String])] {
+        try FileManager.default.contentsOfDirectory(atPath: variantsDirectory.path)
+            .filter { $0.hasSuffix(".trace") }.sorted()
+            .map { name in
+                (name, lines(try String(contentsOf: variantsDirectory.appendingPathComponent(name), encoding: .utf8)))
+            }
+    }
+
+    /// A trace file's lines without its comments.
+    private static func lines(_ text: String) -> [String] {
+        text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
     }
 
     /// Writes a fresh recording for review and returns where.
