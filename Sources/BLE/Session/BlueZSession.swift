@@ -512,24 +512,24 @@ final class BlueZSession: Sendable {
         do {
             reply = try await connection.call(
                 destination: BlueZService.busName, path: probe.path, interface: .properties, member: BlueZMethod.get,
-                arguments: [.string(BlueZInterface.gattCharacteristic1.rawValue), .string(Self.mtuProperty)],
+                arguments: [
+                    .string(BlueZInterface.gattCharacteristic1.rawValue), .string(GattCharacteristicProperties.Key.mtu),
+                ],
                 timeout: callTimeout)
         } catch {
             return error.code == .remote
         }
         guard case .variant(.uint16(let mtu))? = reply.body.first else { return true }
+        let mtuKey = GattCharacteristicProperties.Key.mtu
         state.withLock { state in
             // The usual reconnection: the same MTU on the same objects, stored by the last one.
             if probe.mtu == .uint16(mtu), state.tree.gattLayoutVersion(of: device) == probe.layoutVersion { return }
             // Listed after the reply: every characteristic the barrier brought gets the value.
             for path in state.tree.unorderedCharacteristicPaths(ofDevice: device)
-            where state.tree.interfaces(at: path)?[BlueZInterface.gattCharacteristic1]?[Self.mtuProperty]
-                != .uint16(mtu)
-            {
+            where state.tree.interfaces(at: path)?[BlueZInterface.gattCharacteristic1]?[mtuKey] != .uint16(mtu) {
                 _ = state.tree.apply(
                     .propertiesChanged(
-                        path, BlueZInterface.gattCharacteristic1, changed: [Self.mtuProperty: .uint16(mtu)],
-                        invalidated: []))
+                        path, BlueZInterface.gattCharacteristic1, changed: [mtuKey: .uint16(mtu)], invalidated: []))
             }
         }
         return true
@@ -543,12 +543,10 @@ final class BlueZSession: Sendable {
         // The first by path, as the traces of the real bluetoothd show it.
         guard let path = tree.unorderedCharacteristicPaths(ofDevice: device).min() else { return nil }
         return (
-            path, tree.interfaces(at: path)?[BlueZInterface.gattCharacteristic1]?[mtuProperty],
+            path, tree.interfaces(at: path)?[BlueZInterface.gattCharacteristic1]?[GattCharacteristicProperties.Key.mtu],
             tree.gattLayoutVersion(of: device)
         )
     }
-
-    private static let mtuProperty = "MTU"
 
     // MARK: Re-reading properties
 

@@ -58,7 +58,7 @@ extension Daemon {
             // Objects are created after the MTU exchange, so MTU is in their InterfacesAdded. It
             // exists while the device has a GATT client and is never announced: the exchange
             // hook belongs to the first ATT link, so it comes and goes silently (Q10).
-            ExportedProperty("MTU", value: .uint16(mtu), changeSignal: .none),
+            ExportedProperty(GattCharacteristicProperties.Key.mtu, value: .uint16(mtu), changeSignal: .none),
         ]
         if characteristic.notifies { properties.append(ExportedProperty("Notifying", value: .boolean(false))) }
         if flags.contains("write-without-response") {

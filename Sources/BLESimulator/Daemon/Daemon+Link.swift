@@ -150,7 +150,7 @@ extension Daemon {
                     // MTU exists again, unannounced (see `characteristicInterface`).
                     emit(
                         characteristic.path, BlueZInterface.gattCharacteristic1,
-                        set: [("MTU", .uint16(record.definition.mtu))])
+                        set: [(GattCharacteristicProperties.Key.mtu, .uint16(record.definition.mtu))])
                 }
             }
         }
@@ -262,7 +262,9 @@ extension Daemon {
             for service in gatt.services {
                 for characteristic in service.characteristics {
                     // No GATT client, no MTU; nothing is announced (Q10).
-                    emit(characteristic.path, BlueZInterface.gattCharacteristic1, remove: ["MTU"])
+                    emit(
+                        characteristic.path, BlueZInterface.gattCharacteristic1,
+                        remove: [GattCharacteristicProperties.Key.mtu])
                 }
             }
         }
