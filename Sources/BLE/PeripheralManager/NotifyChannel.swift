@@ -22,6 +22,8 @@ final class NotifyChannel: Sendable {
     private let descriptor: FileDescriptor
     private let reader: DatagramReader
     private let pendingReady = PosixMutex<WritableWaiter?>(nil)
+    /// The waits for room under way; nil once the channel is closed.
+    private let waiters = PosixMutex<Set<WritableWaiter>?>([])
     private static let queue = DispatchQueue(label: "swift-ble.notify-channel")
 
     /// Makes a socket pair; returns the channel and the end to hand to bluetoothd.
@@ -75,13 +77,12 @@ final class NotifyChannel: Sendable {
 
     /// Calls `ready` once, when the socket has room again (not when the channel closes first).
     func whenWritable(_ ready: @escaping @Sendable () -> Void) {
-        let fd = descriptor.rawValue
-        guard fd >= 0 else { return }
-        let waiter = WritableWaiter(fd: fd, queue: Self.queue)
+        guard let waiter = waiter() else { return }
         pendingReady.withLock { $0.take() }?.cancel()
         pendingReady.withLock { $0 = waiter }
         Task { [weak self] in
             await waiter.wait()
+            self?.waiters.withLock { _ = $0?.remove(waiter) }
             guard let self, self.pendingReady.withLock({ $0 === waiter ? $0.take() : nil }) != nil else { return }
             ready()
         }
@@ -89,67 +90,33 @@ final class NotifyChannel: Sendable {
 
     /// Suspends until the socket has room, the channel closes, or the task is cancelled.
     func waitUntilWritable() async {
-        let fd = descriptor.rawValue
-        guard fd >= 0, !Task.isCancelled else { return }
-        let waiter = WritableWaiter(fd: fd, queue: Self.queue)
+        guard !Task.isCancelled, let waiter = waiter() else { return }
         await withTaskCancellationHandler {
             await waiter.wait()
         } onCancel: {
             waiter.cancel()
+        }
+        waiters.withLock { _ = $0?.remove(waiter) }
+    }
+
+    /// A wait for room on the socket, ended by ``close()`` if nothing ends it first; nil once
+    /// the channel is closed. Out of descriptors for its own copy, it ends a few milliseconds
+    /// later, so that a sender retries rather than hangs.
+    private func waiter() -> WritableWaiter? {
+        waiters.withLock { waiters -> WritableWaiter? in
+            guard waiters != nil, descriptor.rawValue >= 0 else { return nil }
+            let waiter = WritableWaiter(watching: descriptor, queue: Self.queue)
+            waiters?.insert(waiter)
+            return waiter
         }
     }
 
     /// Hangs up: bluetoothd sees the channel close.
     func close() {
         pendingReady.withLock { $0.take() }?.cancel()
+        // Each waiter watches a copy of the socket, which keeps it open for bluetoothd until
+        // the waiter ends.
+        for waiter in waiters.withLock({ $0.take() ?? [] }) { waiter.cancel() }
         reader.cancel()
-    }
-}
-
-/// One wait for a descriptor to become writable, resumed exactly once: by the descriptor,
-/// or by cancellation (whichever comes first; the source's cancel handler is the only resumer).
-private final class WritableWaiter: Sendable {
-    private let signal = WaitSignal()
-    private let source: PosixMutex<(any DispatchSourceWrite)?>
-
-    init(fd: Int32, queue: DispatchQueue) {
-        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        let signal = self.signal
-        source.setEventHandler { source.cancel() }
-        source.setCancelHandler { signal.fire() }
-        source.resume()
-        self.source = PosixMutex(source)
-    }
-
-    func wait() async { await signal.wait() }
-
-    func cancel() { source.withLock { $0?.cancel() } }
-}
-
-/// A one-shot signal: ``fire()`` resumes the waiter, now or when it arrives.
-private final class WaitSignal: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Void, Never>?
-        var fired = false
-    }
-
-    private let state = PosixMutex(State())
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let fired = state.withLock { state -> Bool in
-                if !state.fired { state.continuation = continuation }
-                return state.fired
-            }
-            if fired { continuation.resume() }
-        }
-    }
-
-    func fire() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.fired = true
-            return state.continuation.take()
-        }
-        continuation?.resume()
     }
 }
