@@ -77,8 +77,8 @@ final class SoakWorld: Sendable {
         let clock = faults.now(index)
         let address = SoakPeripherals.address(index)
         let pending = simulator.pendingFaults.contains { $0.address == address }
-        let ready =
-            operation == .connect ? await central.state == .poweredOn : await peripheral(index)?.isConnected ?? false
+        let linked = await peripheral(index)?.isConnected ?? false
+        let ready = operation == .connect ? await central.state == .poweredOn : linked
         let start = ContinuousClock.now
         var outcome: String
         do throws(BLEError) {
@@ -92,8 +92,11 @@ final class SoakWorld: Sendable {
         let elapsed = ContinuousClock.now - start
         // A connect too: one right after a fault (a link drop, a restart the SDK has not seen
         // the end of yet) is what the fault did; once one connects untouched, the next are clean.
+        // Only a connect that brought a link up: one on a link the SDK still had (a drop the
+        // simulator made before it began, whose Connected=false had not reached the SDK yet)
+        // returns at once, and that link then goes down under the next operation.
         let untouched = !pending && ready && faults.now(index) == clock && faults.isClean(index)
-        if operation == .connect, outcome == "ok" { faults.connected(index, untouchedSince: clock) }
+        if operation == .connect, outcome == "ok", !linked { faults.connected(index, untouchedSince: clock) }
         let deadline = operation == .connect ? plan.connectTimeout : plan.callTimeout
         let worstLag = lag.worst(since: mark)
         if elapsed > deadline + plan.margin + worstLag * 2 {
