@@ -22,6 +22,18 @@ struct L2CAPChannelMachineTests {
         #expect(machine.send(4, size: 1) == [.write(4)], "an idle channel writes at once")
     }
 
+    @Test("a send's timeout says what the channel waited on: a full socket, or a reader that fell behind")
+    func waitingSummary() {
+        var machine = Machine(sendMTU: 100, bufferLimit: 2)
+        #expect(machine.waitingSummary == "0 sends waiting; 0 SDUs unread")
+        #expect(machine.send(1, size: 1) == [.write(1)])
+        #expect(machine.wouldBlock() == [.armWritable])
+        #expect(machine.send(2, size: 1) == [])
+        #expect(machine.received() == [])
+        #expect(machine.received() == [.pauseReading])
+        #expect(machine.waitingSummary == "2 sends waiting, socket full, room watched; 2 SDUs unread, reading paused")
+    }
+
     @Test("the watch for room stays on while the sends that waited are written, and ends with the last")
     func watchForRoom() {
         var machine = Machine(sendMTU: 100, bufferLimit: 4)

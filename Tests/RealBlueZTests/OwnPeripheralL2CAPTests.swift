@@ -20,7 +20,14 @@ extension AgainstBluetoothd {
                     for await channel in publication.channels {
                         group.addTask {
                             for await sdu in channel.incoming {
-                                do { try await channel.send(sdu) } catch { return }
+                                do throws(BLEError) {
+                                    try await channel.send(sdu)
+                                } catch {
+                                    // A channel closing ends the echo; a send that waited out its
+                                    // deadline is a fault of its own, with what it waited on.
+                                    if error.code == .timeout { Issue.record("the echo's send: \(error)") }
+                                    return
+                                }
                             }
                         }
                     }

@@ -239,7 +239,7 @@ final class L2CAPChannelCore: Sendable {
                 finish(id, .success(()), &state, &resumptions)
             case .failSend(let id, let why):
                 state.payloads[id] = nil
-                finish(id, .failure(error(for: why)), &state, &resumptions)
+                finish(id, .failure(error(for: why, state.machine)), &state, &resumptions)
             case .armWritable:
                 socket.withLock { $0 }?.watchWritable(true)
             case .disarmWritable:
@@ -297,13 +297,17 @@ final class L2CAPChannelCore: Sendable {
         }
     }
 
-    private func error(for failure: Machine.SendFailure) -> BLEError {
+    private func error(for failure: Machine.SendFailure, _ machine: Machine) -> BLEError {
         switch failure {
         case .tooLarge(let size, let mtu):
             return BLEError(
                 .invalidArguments, message: "an SDU of \(size) bytes is over the channel's send MTU of \(mtu)")
         case .cancelled: return BLEError(.cancelled, message: "the send was cancelled before it went out")
-        case .timedOut: return BLEError(.timeout, message: "the channel took no data before the deadline")
+        case .timedOut:
+            // What the channel was waiting on, for whoever reads the error: a peer that stopped
+            // reading leaves the socket full; a stalled reader of ours shows as reading paused.
+            return BLEError(
+                .timeout, message: "the channel took no data before the deadline (\(machine.waitingSummary))")
         case .ended(let end): return endError(for: end)
         }
     }

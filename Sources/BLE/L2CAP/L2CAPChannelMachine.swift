@@ -84,6 +84,15 @@ struct L2CAPChannelMachine: Sendable {
 
     var isEnded: Bool { end != nil }
 
+    /// Where sending and receiving stand, in words: `2 sends waiting, socket full, room
+    /// watched; 64 SDUs unread, reading paused`.
+    var waitingSummary: String {
+        let sending =
+            "\(queued.count) sends waiting" + (blocked ? ", socket full" : "") + (watching ? ", room watched" : "")
+        let receiving = "\(buffered) SDUs unread" + (readingPaused ? ", reading paused" : "")
+        return sending + "; " + receiving
+    }
+
     // MARK: Sending
 
     mutating func send(_ id: UInt64, size: Int) -> [Action] {
