@@ -31,6 +31,23 @@ struct WritableWaiterTests {
         return descriptor.revents & Int16(POLLHUP) != 0
     }
 
+    /// Whether an epoll instance of this process watches descriptor `number`
+    /// (`/proc/self/fdinfo` lists each instance's targets as `tfd: <number>`).
+    static func epollWatches(_ number: Int32) -> Bool {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.contains { name in
+            guard
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"))
+                    == "anon_inode:[eventpoll]",
+                let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(name)", encoding: .utf8)
+            else { return false }
+            return info.split(separator: "\n").contains { line in
+                let fields = line.split(whereSeparator: \.isWhitespace)
+                return fields.count > 1 && fields[0] == "tfd:" && fields[1] == "\(number)"
+            }
+        }
+    }
+
     @Test("the wait watches a copy: the owner's close frees the number, the wait's end closes the copy")
     func watchesACopy() async throws {
         let (ours, peer) = try Self.fullPair()
@@ -53,8 +70,10 @@ struct WritableWaiterTests {
             let waiter = WritableWaiter(watching: ours, queue: queue)
             // libdispatch registers a source with epoll on a thread of its own, after resume;
             // the harm needs the registration made before the close, as a wait of any length
-            // has it. (A close that comes first fails the registration harmlessly.)
-            try await Task.sleep(for: .milliseconds(50))
+            // has it (a close that comes first fails the registration harmlessly): awaited in
+            // the kernel's own list of what each epoll instance watches.
+            let watched = try #require(waiter.watchedNumber)
+            try await eventually("the wait's source is registered with epoll") { Self.epollWatches(watched) }
             ours.close()
             let (reused, sender) = try Self.fullPair()
             defer {

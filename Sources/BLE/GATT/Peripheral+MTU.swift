@@ -69,10 +69,8 @@ extension Peripheral {
 
     /// A characteristic's `MTU` property, when BlueZ reports a usable one.
     private static func mtu(of path: ObjectPath, in tree: BlueZObjectTree) -> UInt16? {
-        guard
-            case .uint16(let mtu)? = tree.objects[path]?[BlueZInterface.gattCharacteristic1]?[
-                GattCharacteristicProperties.Key.mtu], mtu > 3
-        else { return nil }
+        let properties = tree.objects[path]?[BlueZInterface.gattCharacteristic1]
+        guard case .uint16(let mtu)? = properties?[GattCharacteristicProperties.Key.mtu], mtu > 3 else { return nil }
         return mtu
     }
 }

@@ -82,7 +82,7 @@ final class NotifyChannel: Sendable {
         pendingReady.withLock { $0 = waiter }
         Task { [weak self] in
             await waiter.wait()
-            self?.waiters.withLock { _ = $0?.remove(waiter) }
+            self?.forget(waiter)
             guard let self, self.pendingReady.withLock({ $0 === waiter ? $0.take() : nil }) != nil else { return }
             ready()
         }
@@ -96,7 +96,7 @@ final class NotifyChannel: Sendable {
         } onCancel: {
             waiter.cancel()
         }
-        waiters.withLock { _ = $0?.remove(waiter) }
+        forget(waiter)
     }
 
     /// A wait for room on the socket, ended by ``close()`` if nothing ends it first; nil once
@@ -111,11 +111,14 @@ final class NotifyChannel: Sendable {
         }
     }
 
+    /// A wait that ended.
+    private func forget(_ waiter: WritableWaiter) { waiters.withLock { _ = $0?.remove(waiter) } }
+
     /// Hangs up: bluetoothd sees the channel close.
     func close() {
-        pendingReady.withLock { $0.take() }?.cancel()
-        // Each waiter watches a copy of the socket, which keeps it open for bluetoothd until
-        // the waiter ends.
+        pendingReady.withLock { $0 = nil }
+        // Each waiter (the pending one among them) watches a copy of the socket, which keeps it
+        // open for bluetoothd until the waiter ends.
         for waiter in waiters.withLock({ $0.take() ?? [] }) { waiter.cancel() }
         reader.cancel()
     }

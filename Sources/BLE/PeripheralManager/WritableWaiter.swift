@@ -15,6 +15,8 @@ import Glibc
 final class WritableWaiter: Sendable, Hashable {
     private let signal = WaitSignal()
     private let source: PosixMutex<(any DispatchSourceWrite)?>
+    /// The descriptor number its source watches (the copy's); nil when it had no copy.
+    let watchedNumber: Int32?
 
     /// Starts watching a copy of `descriptor`. Without a descriptor to spare (or with
     /// `descriptor` closed), it ends after a few milliseconds instead, so that a sender tries
@@ -25,6 +27,7 @@ final class WritableWaiter: Sendable, Hashable {
             guard fd >= 0 else { return nil }
             return try? FileDescriptor(duplicating: fd)
         }
+        watchedNumber = copy?.rawValue
         guard let copy else {
             source = PosixMutex(nil)
             queue.asyncAfter(deadline: .now() + .milliseconds(10)) { signal.fire() }

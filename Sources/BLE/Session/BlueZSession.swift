@@ -508,19 +508,17 @@ final class BlueZSession: Sendable {
     /// with an error when it has no `MTU` (before 5.62), when the mirror's fallback stands.
     func refreshMTU(of device: ObjectPath) async -> Bool {
         guard let probe = read({ Self.probe(of: device, in: $0) }) else { return false }
+        let mtuKey = GattCharacteristicProperties.Key.mtu
         let reply: DBusMessage
         do {
             reply = try await connection.call(
                 destination: BlueZService.busName, path: probe.path, interface: .properties, member: BlueZMethod.get,
-                arguments: [
-                    .string(BlueZInterface.gattCharacteristic1.rawValue), .string(GattCharacteristicProperties.Key.mtu),
-                ],
+                arguments: [.string(BlueZInterface.gattCharacteristic1.rawValue), .string(mtuKey)],
                 timeout: callTimeout)
         } catch {
             return error.code == .remote
         }
         guard case .variant(.uint16(let mtu))? = reply.body.first else { return true }
-        let mtuKey = GattCharacteristicProperties.Key.mtu
         state.withLock { state in
             // The usual reconnection: the same MTU on the same objects, stored by the last one.
             if probe.mtu == .uint16(mtu), state.tree.gattLayoutVersion(of: device) == probe.layoutVersion { return }
