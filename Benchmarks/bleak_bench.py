@@ -16,6 +16,7 @@ Clocks start after imports and the bus connection, as for the other clients.
 """
 
 import asyncio
+import ctypes
 import json
 import os
 import resource
@@ -68,6 +69,28 @@ def peak_rss_kb():
 def rss_kb():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGESIZE") // 1024
+
+
+def wake_probe():
+    """The readers of Benchmarks/floor/wake_probe.c when run_gatt.py preloaded it (None otherwise):
+    this thread's last return from an I/O wait that found something ready (ns, CLOCK_MONOTONIC,
+    as time.monotonic_ns) and how many there were. Read on the event loop's thread, which waits
+    for bluetoothd's answers."""
+    process = ctypes.CDLL(None)
+    try:
+        last, count = process.wake_probe_last_ns, process.wake_probe_count
+    except AttributeError:
+        return None
+    last.restype = count.restype = ctypes.c_uint64
+    return last, count
+
+
+def wake_fields(after_wake, wake_ups):
+    """The medians of what each operation spent after its last wake-up, and of its wake-ups."""
+    if not after_wake:
+        return {}
+    median = lambda values: sorted(values)[(len(values) - 1) // 2]  # noqa: E731 - the others' rank
+    return {"after_wake_p50_us": median(after_wake) / 1e3, "wake_ups_p50": median(wake_ups)}
 
 
 class Phase:
@@ -125,19 +148,26 @@ async def connected(uuid):
 
 async def case_connect(n):
     device = await find(1)
+    probe = wake_probe()
+    after_wake, wake_ups = [], []
     phase = Phase()
     count = 0
     for _ in range(n):
         start = time.monotonic_ns()
+        woken = probe[1]() if probe else 0
         client = BleakClient(device, timeout=30.0)
         await client.connect()
         count = sum(len(s.characteristics) for s in client.services)
-        phase.latencies.append(time.monotonic_ns() - start)
+        end = time.monotonic_ns()
+        phase.latencies.append(end - start)
+        if probe:
+            after_wake.append(end - max(probe[0](), start))
+            wake_ups.append(probe[1]() - woken)
         if count != 20:
             raise RuntimeError(f"{count} characteristics")
         await client.disconnect()
     phase.stop()
-    return phase.json("connect", n, characteristics=count)
+    return phase.json("connect", n, **wake_fields(after_wake, wake_ups), characteristics=count)
 
 
 async def case_read(size, n, warmup):

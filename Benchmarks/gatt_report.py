@@ -32,6 +32,8 @@ ROWS = (  # key, label, format
     ("lat_p50_us", "p50 latency µs", "{:.0f}"),
     ("lat_p99_us", "p99 latency µs", "{:.0f}"),
     ("lat_max_us", "max latency µs", "{:.0f}"),
+    ("after_wake_p50_us", "p50 µs after the last wake-up", "{:.1f}"),
+    ("wake_ups_p50", "wake-ups per op (p50)", "{:.0f}"),
     ("cpu_us_per_op", "client CPU µs/op", "{:.1f}"),
     ("cs_per_op", "context switches/op", "{:.2f}"),
     ("vcs_per_op", "voluntary context switches/op", "{:.2f}"),

@@ -17,7 +17,11 @@ runner reads the dbus-daemon's and ble-sim's CPU from /proc/PID/stat (10 ms tick
 including connection set-up, divided by the run's operations) and the child's own rusage (whole
 process: CPU and peak RSS). For the connect and memory cases a dbus-monitor on the bus counts the
 client's GetManagedObjects calls over the whole run, set-up included (gmo_calls, and gmo_per_op per
-operation); without dbus-monitor (or dbus-send) the count is left out. Ratios swift/floor,
+operation); without dbus-monitor (or dbus-send) the count is left out. For the connect case every
+client runs with wake_probe.so (built beside the floor by build.sh) preloaded, and reports the
+median time a connection spent after its last wake-up (after_wake_p50_us: its own work on the way
+out, the rest of its latency being the wait for the daemon) and its wake-ups (wake_ups_p50); without
+the library the two are left out. Ratios swift/floor,
 swift/bleak and swift/minimum are computed per round (pair by pair) and summarised by their median;
 the memory case's lat_at and cpu_at (per count N) by their median over rounds.
 
@@ -87,10 +91,11 @@ SCENARIOS = {"gatt": "gatt-5x4.json", "beacons-1000": "beacons-1000.json",
 
 METRICS = ("ops_per_s", "cpu_us_per_op", "cs_per_op", "vcs_per_op", "lat_p50_us", "lat_p99_us", "lat_max_us", "wall_s",
            "lost", "peak_rss_kb", "daemon_cpu_us_per_op", "sim_cpu_us_per_op", "process_cpu_s",
-           "kib_per_peripheral", "gmo_calls", "gmo_per_op")
-RATIO_METRICS = ("cpu_us_per_op", "lat_p50_us", "ops_per_s", "cs_per_op", "vcs_per_op")
+           "kib_per_peripheral", "gmo_calls", "gmo_per_op", "after_wake_p50_us", "wake_ups_p50")
+RATIO_METRICS = ("cpu_us_per_op", "lat_p50_us", "ops_per_s", "cs_per_op", "vcs_per_op", "after_wake_p50_us")
 RATIO_OTHERS = ("floor", "bleak", "minimum")  # swift/other
 GMO_CASES = ("connect", "memory")  # the cases whose GetManagedObjects calls are counted
+WAKE_PROBE_CASES = ("connect",)  # the cases run with wake_probe.so preloaded
 AT_KEYS = ("lat_at", "cpu_at")  # memory: per count N, µs
 
 
@@ -255,8 +260,9 @@ def run_child(command, env, timeout):
     return status, out[0].decode(errors="replace"), err[0].decode(errors="replace"), usage
 
 
-def run_one(bus, command, case, timeout):
+def run_one(bus, command, case, timeout, probe=None):
     record = {"command": " ".join(command), "ok": False}
+    env = dict(bus.env, LD_PRELOAD=str(probe)) if probe and case in WAKE_PROBE_CASES else bus.env
     counter = gmo_calls = None
     if case in GMO_CASES:
         try:
@@ -266,7 +272,7 @@ def run_one(bus, command, case, timeout):
     try:
         before = bus.cpu()
         started = time.monotonic()
-        status, stdout, stderr, usage = run_child(command, bus.env, timeout)
+        status, stdout, stderr, usage = run_child(command, env, timeout)
         record["elapsed_s"] = round(time.monotonic() - started, 3)
         daemon_s, sim_s = (a - b for a, b in zip(bus.cpu(), before))
         if counter is not None:
@@ -319,6 +325,9 @@ def describe(record):
         text += f", {record['cs_per_op']:.2f} cs/op"
     if "vcs_per_op" in record:
         text += f" ({record['vcs_per_op']:.2f} voluntary)"
+    if "after_wake_p50_us" in record:
+        wakes = record["wake_ups_p50"]
+        text += f", {record['after_wake_p50_us']:.0f} µs after the last of {wakes} wake-up{'' if wakes == 1 else 's'}"
     if "gmo_calls" in record:
         text += f", {record['gmo_calls']} GetManagedObjects"
     if "lost" in record:
@@ -397,6 +406,10 @@ def main():
 
     cases = [c for c in CASES if not args.only or c in args.only.split(",")]
     floor = shlex.split(args.floor)
+    probe = Path(floor[0]).resolve().parent / "wake_probe.so"
+    if not probe.exists():
+        log(f"no {probe}: the connect case runs without the wake-up probe")
+        probe = None
     commands = {"floor": floor, "swift": shlex.split(args.swift), "bleak": shlex.split(args.bleak),
                 "minimum": floor[:1] + ["--lean"] + floor[1:]}
     meta = {
@@ -425,7 +438,7 @@ def main():
                             bus.start_sim(scenario)
                         command = commands[role] + CASES[case][2 if args.quick else 1]
                         record = {"round": rnd, "case_name": case, "role": role}
-                        record.update(run_one(bus, command, case, args.timeout))
+                        record.update(run_one(bus, command, case, args.timeout, probe))
                         runs.append(record)
                         log(f"[{rnd + 1}/{args.rounds}] {case:<24} {role:<6} {describe(record)}")
                         bus.check_alive()

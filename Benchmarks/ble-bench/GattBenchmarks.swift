@@ -7,27 +7,38 @@ import Foundation
 /// the JSON line of its run.
 enum GattBenchmarks {
     /// Connect, wait until services are resolved, discover the 5 × 4 tree; disconnect; N times.
+    /// With the wake-up probe preloaded, also the time each connection spent after its last
+    /// wake-up (see ``WakeProbe``).
     static func connect(count: Int) async throws -> String {
         let central = try await GattFixture.central()
         let id = try GattFixture.id(1)
         try await central.connect(id).disconnect()  // a targeted scan finds it the first time
-        let (phase, characteristics) = try await GattFixture.onCentral(central) {
+        let probe = WakeProbe.loaded(runsOnIOThread: GattFixture.runsOnCentral)
+        let (phase, characteristics, wakes) = try await GattFixture.onCentral(central) {
             var phase = GattPhase(capacity: count)
+            var wakes = WakeRecord()
             var characteristics = 0
             for _ in 0..<count {
                 let start = Meter.monotonicNanoseconds()
+                let woken = probe?.count ?? 0
                 let peripheral = try await central.connect(id)
                 characteristics = try await peripheral.discoverServices().reduce(0) { $0 + $1.characteristics.count }
-                phase.latencies.append(Meter.monotonicNanoseconds() - start)
+                let end = Meter.monotonicNanoseconds()
+                phase.latencies.append(end - start)
+                if let probe {
+                    wakes.afterWake.append(probe.afterLastWake(start: start, end: end))
+                    wakes.wakeUps.append(probe.count - woken)
+                }
                 guard characteristics == 20 else {
                     throw BenchFailure(description: "\(characteristics) characteristics")
                 }
                 try await peripheral.disconnect()
             }
             phase.stop()
-            return (phase, characteristics)
+            return (phase, characteristics, wakes)
         }
-        return phase.json(case: "connect", ops: count, extra: [("characteristics", "\(characteristics)")])
+        return phase.json(
+            case: "connect", ops: count, extra: wakes.fields + [("characteristics", "\(characteristics)")])
     }
 
     /// Sequential reads of the 20- or 512-byte characteristic.

@@ -38,6 +38,9 @@ enum GattFixture {
 }
 
 extension GattFixture {
+    /// Whether ``onCentral(_:_:)`` runs its body on the central's executor, the I/O thread.
+    static var runsOnCentral: Bool { ProcessInfo.processInfo.environment["BENCH_EXECUTOR"] != "pool" }
+
     /// Runs a measured loop as the SDK recommends for hot paths: in a task that prefers the
     /// central's executor (its bus connection's I/O thread), so an operation costs no thread
     /// switch. `BENCH_EXECUTOR=pool` runs it on the global executor instead, as code that does
@@ -45,13 +48,13 @@ extension GattFixture {
     static func onCentral<T: Sendable>(
         _ central: Central, _ body: () async throws -> T
     ) async throws -> T {
-        if ProcessInfo.processInfo.environment["BENCH_EXECUTOR"] == "pool" { return try await body() }
+        if !runsOnCentral { return try await body() }
         return try await withTaskExecutorPreference(central.executor) { try await body() }
     }
 
     /// The executor a notification receiver task runs on (see ``onCentral(_:_:)``).
     static func receiverExecutor(_ central: Central) -> (any TaskExecutor)? {
-        ProcessInfo.processInfo.environment["BENCH_EXECUTOR"] == "pool" ? nil : central.executor
+        runsOnCentral ? central.executor : nil
     }
 }
 

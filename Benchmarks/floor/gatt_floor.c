@@ -33,7 +33,9 @@
  * per operation), lat_*_us,
  * lost, rss_kb, peak_rss_kb and case-specific keys; memory adds rss_at, and lat_at and cpu_at: per
  * count N, the median latency and client CPU (us) of the 5 connections ending at connection N
- * (connections 1-5 for N < 5). Exit 1 on any failure.
+ * (connections 1-5 for N < 5). With wake_probe.so preloaded, connect adds after_wake_p50_us (the
+ * median time from a connection's last wake-up to its end) and wake_ups_p50. Exit 1 on any
+ * failure.
  */
 #define _GNU_SOURCE
 #include <dbus/dbus.h>
@@ -132,6 +134,10 @@ static void die(const char *fmt, ...) {
     va_end(ap);
     exit(1);
 }
+
+/* wake_probe.c's readers, when run_gatt.py preloaded it (null otherwise). */
+extern uint64_t wake_probe_last_ns(void) __attribute__((weak));
+extern uint64_t wake_probe_count(void) __attribute__((weak));
 
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -665,18 +671,36 @@ static int case_connect(int n) {
     watch_device(dev);
     struct phase p;
     int characteristics = 0;
+    int probed = wake_probe_last_ns && wake_probe_count;
+    uint64_t *after_wake = calloc(n > 0 ? n : 1, sizeof(uint64_t));
+    uint64_t *wake_ups = calloc(n > 0 ? n : 1, sizeof(uint64_t));
+    if (!after_wake || !wake_ups) die("out of memory");
     phase_start(&p, n);
     for (int i = 0; i < n; i++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = now_ns(), woken0 = probed ? wake_probe_count() : 0;
         characteristics = connect_and_discover(dev, NULL, NULL);
-        p.lat[p.nlat++] = now_ns() - t0;
+        uint64_t end = now_ns();
+        p.lat[p.nlat++] = end - t0;
+        if (probed) {
+            uint64_t last = wake_probe_last_ns();
+            after_wake[i] = end - (last > t0 ? last : t0);
+            wake_ups[i] = wake_probe_count() - woken0;
+        }
         if (characteristics != 20) die("discovered %d characteristics, expected 20", characteristics);
         call_simple(dev, DEVICE_IFACE, "Disconnect");
         drain();
     }
     phase_stop(&p);
     print_common("connect", &p, n, p.wall / 1e9);
+    if (probed && n > 0) {
+        qsort(after_wake, n, sizeof(uint64_t), cmp_u64);
+        qsort(wake_ups, n, sizeof(uint64_t), cmp_u64);
+        printf(",\"after_wake_p50_us\":%.3f,\"wake_ups_p50\":%llu", after_wake[(n - 1) / 2] / 1e3,
+               (unsigned long long)wake_ups[(n - 1) / 2]);
+    }
     printf(",\"characteristics\":%d}\n", characteristics);
+    free(after_wake);
+    free(wake_ups);
     return 0;
 }
 
