@@ -87,9 +87,11 @@ def wake_probe():
 
 def wake_fields(after_wake, wake_ups):
     """The medians of what each operation spent after its last wake-up, and of its wake-ups."""
+    def median(values):  # the rank the other clients take
+        return sorted(values)[(len(values) - 1) // 2]
+
     if not after_wake:
         return {}
-    median = lambda values: sorted(values)[(len(values) - 1) // 2]  # noqa: E731 - the others' rank
     return {"after_wake_p50_us": median(after_wake) / 1e3, "wake_ups_p50": median(wake_ups)}
 
 

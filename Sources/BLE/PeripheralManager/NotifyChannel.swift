@@ -78,8 +78,11 @@ final class NotifyChannel: Sendable {
     /// Calls `ready` once, when the socket has room again (not when the channel closes first).
     func whenWritable(_ ready: @escaping @Sendable () -> Void) {
         guard let waiter = waiter() else { return }
-        pendingReady.withLock { $0.take() }?.cancel()
-        pendingReady.withLock { $0 = waiter }
+        // One lock for both: two callers racing would otherwise each leave a wait pending.
+        pendingReady.withLock { pending -> WritableWaiter? in
+            defer { pending = waiter }
+            return pending
+        }?.cancel()
         Task { [weak self] in
             await waiter.wait()
             self?.forget(waiter)
