@@ -138,40 +138,49 @@ extension Daemon {
     /// Asks the agent and finishes the bonding by its answer: `accepts` judges a reply; an
     /// error reply fails authentication; no answer within ``SimulatorOptions/pairingTimeout``
     /// times it out (and the agent gets `Cancel`).
+    ///
+    /// The request is handed to the connection here, in order, as bluetoothd sends it from
+    /// `agent_request_*` before its main loop runs anything else: sent from a task of its own,
+    /// it could leave after a `CancelPairing` handled meanwhile, and the agent then saw the
+    /// `Cancel` first and a request nobody would end (a loaded machine did that).
     private func ask(
         _ agent: AgentRegistry.Agent, _ member: MemberName, _ arguments: [DBusValue], _ state: inout SimState,
         _ path: ObjectPath, _ token: Int, accepts: @escaping @Sendable (DBusMessage) -> Bool
     ) {
         state.devices[path]?.bonding?.agentAsked = true
-        let connection = self.connection
-        let timeout = options.pairingTimeout
-        let task = Task { [weak self] in
+        let request = DBusMessage(
+            kind: .methodCall, path: agent.path, interface: BlueZInterface.agent1, member: member,
+            destination: agent.owner, body: arguments)
+        connection.startCall(request, timeout: options.pairingTimeout) { [weak self] result in
             let outcome: BondingOutcome
-            do throws(DBusError) {
-                let reply = try await connection.call(
-                    destination: agent.owner, path: agent.path, interface: BlueZInterface.agent1, member: member,
-                    arguments: arguments, timeout: timeout)
+            switch result {
+            case .success(let reply):
                 outcome = accepts(reply) ? .success : .failure(BlueZErrorName.authenticationFailed)
-            } catch {
+            case .failure(let error):
                 if error.code == .cancelled { return }
                 outcome = .failure(
                     error.code == .timeout ? BlueZErrorName.authenticationTimeout : BlueZErrorName.authenticationFailed)
             }
-            guard let self else { return }
-            self.core.state.withLock { state in
-                guard self.isCurrent(state), state.devices[path]?.bonding?.token == token else { return }
-                // Answered: no Cancel owed, except on a timeout (bluetoothd's `agent_cancel`).
-                state.devices[path]?.bonding?.agentAsked = outcome == .failure(BlueZErrorName.authenticationTimeout)
-                if outcome == .success {
-                    self.schedule(&state, after: self.options.pairingDelay) { daemon, state in
-                        daemon.finishBonding(&state, path, token, .success)
-                    }
-                } else {
-                    self.finishBonding(&state, path, token, outcome)
+            // Not under the caller's lock: a closed connection reports at once, from here.
+            let task = Task { [weak self] () -> Void in self?.agentAnswered(path, token, outcome) }
+            self?.addTask(task)
+        }
+    }
+
+    /// The agent's answer to the request of bonding `token`.
+    private func agentAnswered(_ path: ObjectPath, _ token: Int, _ outcome: BondingOutcome) {
+        core.state.withLock { state in
+            guard isCurrent(state), state.devices[path]?.bonding?.token == token else { return }
+            // Answered: no Cancel owed, except on a timeout (bluetoothd's `agent_cancel`).
+            state.devices[path]?.bonding?.agentAsked = outcome == .failure(BlueZErrorName.authenticationTimeout)
+            if outcome == .success {
+                schedule(&state, after: options.pairingDelay) { daemon, state in
+                    daemon.finishBonding(&state, path, token, .success)
                 }
+            } else {
+                finishBonding(&state, path, token, outcome)
             }
         }
-        addTask(task)
     }
 
     /// How a bonding ends: bonded, or the error name `new_authentication_return` gives.
