@@ -157,7 +157,8 @@ extension Daemon {
             case .success(let reply):
                 outcome = accepts(reply) ? .success : .failure(BlueZErrorName.authenticationFailed)
             case .failure(let error):
-                if error.code == .cancelled { return }
+                // A daemon shut down meanwhile closed the connection: the answer finds it no
+                // longer current.
                 outcome = .failure(
                     error.code == .timeout ? BlueZErrorName.authenticationTimeout : BlueZErrorName.authenticationFailed)
             }
