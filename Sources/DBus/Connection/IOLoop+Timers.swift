@@ -6,35 +6,23 @@ extension IOLoop {
     /// before.
     func addTimer(_ id: UInt64, deadline: UInt64, _ fire: @escaping (Bool) -> Void) {
         if closed { return fire(false) }
-        timerJobs[id] = (deadline, fire)
-        timerDeadlines.insert(deadline, id)
+        timers.add(id, deadline: deadline, fire)
     }
 
-    /// Forgets timer `id`. Its heap entry lingers until due, unless cancelled entries come to
-    /// outnumber live ones (a connect's stall timer is cancelled almost every time): then the
-    /// heap is rebuilt, so neither it nor the loop's wake-ups grow with what was cancelled.
+    /// Forgets timer `id`: it neither runs nor keeps the loop's waits short (``LoopTimers``).
     func cancelTimer(_ id: UInt64) {
-        guard timerJobs.removeValue(forKey: id) != nil else { return }
-        guard timerDeadlines.count > 2 * timerJobs.count + 16 else { return }
-        timerDeadlines.removeAll()
-        for (id, timer) in timerJobs { timerDeadlines.insert(timer.deadline, id) }
+        timers.cancel(id)
     }
 
     /// Runs the timers that are due.
     func fireTimers() {
-        guard timerDeadlines.min != nil else { return }
+        guard timers.nearest != nil else { return }
         let now = MonotonicClock.now()
-        while let top = timerDeadlines.min, top.key <= now {
-            timerDeadlines.removeMin()
-            timerJobs.removeValue(forKey: top.value)?.fire(true)
-        }
+        while let fire = timers.takeDue(now: now) { fire(true) }
     }
 
     /// The connection closed: every timer still set runs now, told so.
     func endTimers() {
-        let jobs = timerJobs
-        timerJobs.removeAll()
-        timerDeadlines.removeAll()
-        for timer in jobs.values { timer.fire(false) }
+        for fire in timers.removeAll() { fire(false) }
     }
 }

@@ -71,8 +71,7 @@ final class IOLoop {
     var abandonedSerials: Set<UInt32> = []
 
     // Timers (see IOLoop+Timers.swift).
-    @exclusivity(unchecked) var timerJobs: [UInt64: (deadline: UInt64, fire: (Bool) -> Void)] = [:]
-    @exclusivity(unchecked) var timerDeadlines = MinHeap<UInt64, UInt64>()
+    @exclusivity(unchecked) var timers = LoopTimers<(Bool) -> Void>()
 
     // Signals (see IOLoop+Signals.swift).
     var router = SignalRouter()
@@ -292,7 +291,7 @@ final class IOLoop {
         for entry in timeouts.values where entry.deadline < nearest { nearest = entry.deadline }
         if let queued = waitingCalls.nearestDeadline, queued < nearest { nearest = queued }
         if let sent = sentDeadlines.min?.key, sent < nearest { nearest = sent }
-        if let timer = timerDeadlines.min?.key, timer < nearest { nearest = timer }
+        if let timer = timers.nearest, timer < nearest { nearest = timer }
         if detached, reopenAt < nearest { nearest = reopenAt }
         return nearest
     }
