@@ -11,10 +11,15 @@ import Testing
         try await withConnections(1) { _, connections in
             let connection = connections[0]
             let ran = PosixMutex<[Int]>([])
-            let early = connection.schedule(after: .milliseconds(10)) { ran.withLock { $0.append(1) } }
-            connection.schedule(after: .milliseconds(20)) { ran.withLock { $0.append(2) } }
-            connection.cancelScheduled(early)
-            connection.schedule(after: .milliseconds(40)) { ran.withLock { $0.append(3) } }
+            // Set and cancelled from the I/O thread, in one job: the loop cannot fire the early
+            // wake-up between its setting and its cancelling, however late this thread runs
+            // (from another thread, a cancel delayed past 10 ms by a busy machine came too late).
+            await Task(executorPreference: connection.executor) {
+                let early = connection.schedule(after: .milliseconds(10)) { ran.withLock { $0.append(1) } }
+                connection.schedule(after: .milliseconds(20)) { ran.withLock { $0.append(2) } }
+                connection.cancelScheduled(early)
+                connection.schedule(after: .milliseconds(40)) { ran.withLock { $0.append(3) } }
+            }.value
             let twoRan = try await eventually { ran.withLock { $0.count } >= 2 }
             #expect(twoRan)
             #expect(ran.withLock { $0 } == [2, 3])
