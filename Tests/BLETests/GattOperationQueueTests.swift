@@ -29,7 +29,8 @@ struct GattOperationQueueTests {
             case .resume(let waiter, .success(let reply)): "resume \(waiter) with \(reply)"
             case .resume(let waiter, .failure(let error)): "resume \(waiter) failing \(error.code)"
             case .deliver(let subscribers, let value): "deliver \(Array(value)) to \(subscribers)"
-            case .wake(let instant): "wake at \(instant - t0)"
+            case .wake(let instant, _): "wake at \(instant - t0)"
+            case .disarm: "disarm"
             }
         }
     }
@@ -66,7 +67,7 @@ struct GattOperationQueueTests {
                 == ["resume A with r1", "send 2 write by 2.0 seconds"])
         #expect(
             Self.describe(machine.finished(write, .success("w1"), echo: nil, now: Self.at(6)))
-                == ["resume B with w1", "send 3 stop by 3.0 seconds"])
+                == ["resume B with w1", "send 3 stop by 3.0 seconds", "disarm"])
     }
 
     @Test("while the link is down operations fail with notConnected, or with the refusal given until it is up")
@@ -102,7 +103,7 @@ struct GattOperationQueueTests {
         _ = submit(&machine, "next", waiter: "C", deadline: 5000)
         #expect(
             Self.describe(machine.finished(slow, .success("ok"), echo: nil, now: Self.at(300)))
-                == ["resume A with ok", "resume B failing timeout", "send 3 next by 5.0 seconds"])
+                == ["resume A with ok", "resume B failing timeout", "send 3 next by 5.0 seconds", "disarm"])
     }
 
     @Test("cancelling a queued read resumes it at once; the running write is unaffected")
@@ -110,7 +111,7 @@ struct GattOperationQueueTests {
         var machine = Self.connected()
         let (write, _) = submit(&machine, "write", waiter: "A")
         let (read, _) = submit(&machine, "read", isRead: true, waiter: "B")
-        #expect(Self.describe(machine.cancel(read, now: Self.at(1))) == ["resume B failing cancelled"])
+        #expect(Self.describe(machine.cancel(read, now: Self.at(1))) == ["resume B failing cancelled", "disarm"])
         #expect(
             Self.describe(machine.finished(write, .success("ok"), echo: nil, now: Self.at(2))) == ["resume A with ok"])
     }
@@ -124,7 +125,7 @@ struct GattOperationQueueTests {
         // The call is still in flight at bluetoothd: the read is sent only after its answer.
         #expect(
             Self.describe(machine.finished(write, .success("late"), echo: nil, now: Self.at(9)))
-                == ["send 2 read by 1.0 seconds"])
+                == ["send 2 read by 1.0 seconds", "disarm"])
     }
 
     @Test("a cancel that overtakes its request resumes the caller as it registers")
@@ -166,7 +167,7 @@ struct GattOperationQueueTests {
         _ = machine.subscribe(heartRate, id: 1, "S")
         #expect(
             Self.describe(machine.valueChanged(heartRate, Data([7]), serial: 40))
-                == ["send 1 read by 1.0 seconds", "deliver [7] to [\"S\"]"])
+                == ["send 1 read by 1.0 seconds", "deliver [7] to [\"S\"]", "disarm"])
         #expect(
             Self.describe(machine.finished(read, .success("r"), echo: (Data([8]), 42), now: Self.at(8)))
                 == ["resume A with r"])
@@ -225,7 +226,9 @@ struct GattOperationQueueTests {
         _ = machine.valueChanged(heartRate, Data([3]), serial: 5)
         #expect(
             Self.describe(machine.linkWentDown(BLEError(.disconnected, message: "gone")))
-                == ["resume A failing disconnected", "deliver [3] to [\"S\"]", "resume B failing disconnected"])
+                == [
+                    "resume A failing disconnected", "deliver [3] to [\"S\"]", "resume B failing disconnected", "disarm",
+                ])
         #expect(submit(&machine, "read", waiter: "C").1 == ["resume C failing notConnected"])
         // A late answer to the failed read changes nothing.
         #expect(machine.finished(1, .success("late"), echo: nil, now: Self.at(3)).isEmpty)
@@ -302,9 +305,9 @@ struct GattOperationQueueTests {
         // The read goes only once every write ahead of it is answered, alone.
         #expect(
             Self.describe(machine.finished(3, .success("ok"), echo: nil, now: Self.at(3)))
-                == ["resume C with ok", "send \(read) read by 1.0 seconds"])
+                == ["resume C with ok", "send \(read) read by 1.0 seconds", "disarm"])
         let (_, afterRead) = command("c4", "E")
-        #expect(afterRead == [], "a write without response waits behind a read")
+        #expect(afterRead == ["wake at 1.0 seconds"], "a write without response waits behind a read")
     }
 
     @Test("readiness for writes without response: up with the link, down while the window is full or work waits")
@@ -386,5 +389,61 @@ struct GattOperationQueueTests {
         #expect(submit(&machine, "q3", waiter: "D", deadline: 200).1 == ["wake at 0.2 seconds"])
         #expect(
             Self.describe(machine.timerFired(now: Self.at(200))) == ["resume D failing timeout", "wake at 0.5 seconds"])
+    }
+
+    @Test("the wake-up for a queued operation is withdrawn once it is sent: nothing is left waiting for time")
+    func wakeWithdrawnWhenSent() {
+        var machine = Self.connected()
+        let (running, _) = submit(&machine, "write", waiter: "A", deadline: 9000)
+        let (queued, asked) = submit(&machine, "read", waiter: "B", deadline: 500)
+        #expect(asked == ["wake at 0.5 seconds"])
+        #expect(
+            Self.describe(machine.finished(running, .success("w"), echo: nil, now: Self.at(10)))
+                == ["resume A with w", "send 2 read by 0.5 seconds", "disarm"])
+        #expect(Self.describe(machine.finished(queued, .success("r"), echo: nil, now: Self.at(20))) == ["resume B with r"])
+    }
+
+    @Test("the wake-up stays while another queued operation still has a deadline, and goes with the last")
+    func wakeKeptForTheRest() {
+        var machine = Self.connected()
+        let (running, _) = submit(&machine, "write", waiter: "A", deadline: 9000)
+        _ = submit(&machine, "read", waiter: "B", deadline: 500)
+        let (last, _) = submit(&machine, "read", waiter: "C", deadline: 800)
+        #expect(
+            Self.describe(machine.finished(running, .success("w"), echo: nil, now: Self.at(10)))
+                == ["resume A with w", "send 2 read by 0.5 seconds"])
+        #expect(
+            Self.describe(machine.cancel(last, now: Self.at(11))) == ["resume C failing cancelled", "disarm"])
+    }
+
+    @Test("cancelling the only queued operation, or losing the link, withdraws the wake-up; a fired one is not withdrawn")
+    func wakeWithdrawnOnCancelAndLinkLoss() {
+        var machine = Self.connected()
+        _ = submit(&machine, "write", waiter: "A", deadline: 9000)
+        let (queued, _) = submit(&machine, "read", waiter: "B", deadline: 500)
+        #expect(Self.describe(machine.cancel(queued, now: Self.at(1))) == ["resume B failing cancelled", "disarm"])
+        #expect(submit(&machine, "read", waiter: "C", deadline: 600).1 == ["wake at 0.6 seconds"])
+        #expect(
+            Self.describe(machine.linkWentDown(BLEError(.disconnected, message: "gone")))
+                == ["resume A failing disconnected", "resume C failing disconnected", "disarm"])
+        machine.setLinkUp(true)
+        _ = submit(&machine, "write", waiter: "D", deadline: 9000)
+        _ = submit(&machine, "read", waiter: "E", deadline: 700)
+        #expect(Self.describe(machine.timerFired(now: Self.at(700))) == ["resume E failing timeout"])
+    }
+
+    @Test("an InProgress retry's wake-up is withdrawn when the value change sends it early")
+    func retryWakeWithdrawn() {
+        var machine = Self.connected()
+        let (read, _) = submit(&machine, "read", waiter: "A")
+        let busy = BLEError(.inProgress, message: "busy")
+        #expect(
+            Self.describe(machine.finished(read, .failure(busy), echo: nil, now: Self.at(0))) == [
+                "wake at 0.005 seconds"
+            ])
+        #expect(
+            Self.describe(machine.valueChanged(heartRate, Data([1]), serial: 3)) == [
+                "send 1 read by 1.0 seconds", "disarm",
+            ])
     }
 }

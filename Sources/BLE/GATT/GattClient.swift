@@ -59,6 +59,8 @@ final class GattClient: GattValueSink, Sendable {
     /// (Held weakly: a channel holds its client.)
     let acquiredChannels = PosixMutex<[ObjectPath: WeakAcquiredChannel]>([:])
     let acquiredChannelCount = Atomic<Int>(0)
+    /// The loop timer of the machine's current wake-up, if one is set.
+    private let wakeTimer = PosixMutex(WakeTimerSlot())
 
     init(session: BlueZSession, pipelineWindow: Int) {
         self.session = session
@@ -180,16 +182,27 @@ final class GattClient: GattValueSink, Sendable {
                 waiter.resume(returning: result)
             case .deliver(let subscribers, let value):
                 for subscriber in subscribers { subscriber.deliver(value) }
-            case .wake(let instant):
+            case .wake(let instant, let generation):
                 // The deadlines the SDK promises for queued operations, and the pause before an
                 // InProgress retry: time itself is what is waited for, only while an operation is
                 // queued behind another or waits to retry. The loop's own timer runs the wake-up
                 // on the I/O thread, with no task.
-                session.connection.schedule(after: instant - .now) { [self] in
+                let id = session.connection.schedule(after: instant - .now) { [self] in
                     run(machine.withLock { machine in (machine.timerFired(now: .now), machine.readinessChange()) })
                 }
+                replaceWakeTimer(generation: generation, with: id)
+            case .disarm(let generation):
+                replaceWakeTimer(generation: generation, with: nil)
             }
         }
+    }
+
+    /// Makes `id` the wake-up's timer (nil: none) and cancels the one no longer needed (see
+    /// ``WakeTimerSlot``). A timer that fires anyway only makes the machine look at its
+    /// deadlines again.
+    private func replaceWakeTimer(generation: UInt64, with id: UInt64?) {
+        let unneeded = wakeTimer.withLock { $0.apply(generation: generation, timer: id) }
+        if let unneeded { session.connection.cancelScheduled(unneeded) }
     }
 
     private func send(_ id: UInt64, _ call: GattCall, deadline: MachineInstant) {

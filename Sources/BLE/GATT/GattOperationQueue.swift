@@ -40,8 +40,13 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         case resume(Waiter, Result<Reply, BLEError>)
         /// Hand a notified value to these subscribers.
         case deliver([Subscriber], Data)
-        /// Call ``timerFired(now:)`` at this instant (earlier wake-ups already asked for stand).
-        case wake(at: Instant)
+        /// Call ``timerFired(now:)`` at this instant, in place of the wake-up asked for before.
+        /// `generation` orders the wake-up actions, which the shell runs outside the machine's
+        /// lock and so possibly out of order: the one with the highest generation is current.
+        case wake(at: Instant, generation: UInt64)
+        /// Nothing waits for time any more: the wake-up asked for is not needed. Left set, it
+        /// would keep the connection's loop waking on a deadline for nothing.
+        case disarm(generation: UInt64)
     }
 
     private struct Operation {
@@ -87,6 +92,8 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     private var characteristics: [ObjectPath: CharacteristicEntry] = [:]
     /// The earliest wake-up asked for and not yet fired.
     private var armed: Instant?
+    /// The generation of the last wake-up action (``Action/wake(at:generation:)``).
+    private var wakeGeneration: UInt64 = 0
 
     private struct CharacteristicEntry {
         /// The newest value read or notified.
@@ -135,7 +142,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         for operation in queue { if let waiter = operation.waiter { actions.append(.resume(waiter, .failure(error))) } }
         queue.removeAll()
         expectedEchoes.removeAll()
-        return actions
+        return actions + settleWake()
     }
 
     /// How many operations wait their turn (not sent yet), for tests that act on one queued.
@@ -187,7 +194,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             pipelined: pipelined && !isRead)
         guard queue.isEmpty, mayStart(pipelined: operation.pipelined) else {
             queue.append(operation)
-            return wakeIfNeeded()
+            return settleWake()
         }
         return start(operation)
     }
@@ -203,7 +210,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             let retryAt = now + Self.retryPause(attempt: inFlight[index].attempts)
             if retryAt < inFlight[index].deadline {
                 inFlight[index].retryAt = retryAt
-                return wakeIfNeeded()
+                return settleWake()
             }
         }
         let operation = inFlight.remove(at: index)
@@ -222,7 +229,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         }
         if let waiter = operation.waiter { actions.append(.resume(waiter, result)) }
         actions += startNext(now: now)
-        return actions
+        return actions + settleWake()
     }
 
     /// The caller of `id` left (task cancelled): it is resumed with
@@ -234,7 +241,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         }
         if let index = Self.index(of: id, in: queue) {
             let operation = queue.remove(at: index)
-            return operation.waiter.map { [.resume($0, .failure(.cancelledByTask))] } ?? []
+            return (operation.waiter.map { [.resume($0, .failure(.cancelledByTask))] } ?? []) + settleWake()
         }
         guard let index = Self.index(of: id, in: inFlight), let waiter = inFlight[index].waiter else {
             return []
@@ -248,7 +255,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         } else {
             inFlight[index].waiter = nil
         }
-        return actions
+        return actions + settleWake()
     }
 
     /// The wake-up asked for has come: retries due are sent, queued operations past their
@@ -270,7 +277,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             inFlight[index].retryAt = nil
             actions.append(.send(id: inFlight[index].id, inFlight[index].request, deadline: inFlight[index].deadline))
         }
-        return actions + wakeIfNeeded()
+        return actions + settleWake()
     }
 
     // MARK: Values and subscribers
@@ -302,7 +309,7 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
             return []
         }
         if !targets.isEmpty { actions.append(.deliver(targets, value)) }
-        return actions
+        return retried ? actions + settleWake() : actions
     }
 
     /// The common case of ``valueChanged(_:_:serial:)``, decided without building an action:
@@ -416,8 +423,8 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
     }
 
     /// Asks for a wake-up at the nearest retry or queued deadline, unless one at least as
-    /// early is already asked for.
-    private mutating func wakeIfNeeded() -> [Action] {
+    /// early is already asked for; withdraws the one asked for once nothing waits for time.
+    private mutating func settleWake() -> [Action] {
         var nearest: Instant?
         for index in inFlight.indices {
             if let retryAt = inFlight[index].retryAt, nearest.map({ retryAt < $0 }) ?? true { nearest = retryAt }
@@ -425,9 +432,16 @@ struct GattOperationQueue<Waiter, Subscriber, Request, Reply> {
         for index in queue.indices where nearest.map({ queue[index].deadline < $0 }) ?? true {
             nearest = queue[index].deadline
         }
-        guard let nearest, armed.map({ nearest < $0 }) ?? true else { return [] }
+        guard let nearest else {
+            guard armed != nil else { return [] }
+            armed = nil
+            wakeGeneration += 1
+            return [.disarm(generation: wakeGeneration)]
+        }
+        guard armed.map({ nearest < $0 }) ?? true else { return [] }
         armed = nearest
-        return [.wake(at: nearest)]
+        wakeGeneration += 1
+        return [.wake(at: nearest, generation: wakeGeneration)]
     }
 
     private static func timeout(_ request: Request) -> BLEError {
