@@ -227,7 +227,8 @@ struct GattOperationQueueTests {
         #expect(
             Self.describe(machine.linkWentDown(BLEError(.disconnected, message: "gone")))
                 == [
-                    "resume A failing disconnected", "deliver [3] to [\"S\"]", "resume B failing disconnected", "disarm",
+                    "resume A failing disconnected", "deliver [3] to [\"S\"]", "resume B failing disconnected",
+                    "disarm",
                 ])
         #expect(submit(&machine, "read", waiter: "C").1 == ["resume C failing notConnected"])
         // A late answer to the failed read changes nothing.
@@ -400,7 +401,8 @@ struct GattOperationQueueTests {
         #expect(
             Self.describe(machine.finished(running, .success("w"), echo: nil, now: Self.at(10)))
                 == ["resume A with w", "send 2 read by 0.5 seconds", "disarm"])
-        #expect(Self.describe(machine.finished(queued, .success("r"), echo: nil, now: Self.at(20))) == ["resume B with r"])
+        #expect(
+            Self.describe(machine.finished(queued, .success("r"), echo: nil, now: Self.at(20))) == ["resume B with r"])
     }
 
     @Test("the wake-up stays while another queued operation still has a deadline, and goes with the last")
@@ -416,7 +418,8 @@ struct GattOperationQueueTests {
             Self.describe(machine.cancel(last, now: Self.at(11))) == ["resume C failing cancelled", "disarm"])
     }
 
-    @Test("cancelling the only queued operation, or losing the link, withdraws the wake-up; a fired one is not withdrawn")
+    @Test(
+        "cancelling the only queued operation, or losing the link, withdraws the wake-up; a fired one is not withdrawn")
     func wakeWithdrawnOnCancelAndLinkLoss() {
         var machine = Self.connected()
         _ = submit(&machine, "write", waiter: "A", deadline: 9000)
