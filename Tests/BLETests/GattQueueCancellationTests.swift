@@ -70,6 +70,21 @@ struct GattQueueCancellationTests {
         }
     }
 
+    @Test("a queued operation's wake-up is withdrawn once its turn came: no timer of the queue stays on the connection")
+    func queuedWakeUpWithdrawn() async throws {
+        try await Self.withSlowWrite { _, central, control, _, _ in
+            let connection = await central.session.connection
+            let before = await connection.scheduledCount()
+            let read = Task { try await control.read(timeout: .seconds(30)) }
+            try await Self.queued(control)
+            // The queued read's deadline is a wake-up on the connection's loop.
+            try await eventually("the queue's wake-up is set") { await connection.scheduledCount() == before + 1 }
+            _ = try await read.value
+            // Left set, it would stay until the read's deadline, 30 s after the call.
+            try await eventually("the wake-up is withdrawn") { await connection.scheduledCount() == before }
+        }
+    }
+
     @Test("connecting with the mirror in place reads no GetManagedObjects, however many devices bluetoothd knows")
     func noTreeReadOnConnect() async throws {
         let crowd = (1...20).map { index in

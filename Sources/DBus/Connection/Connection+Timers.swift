@@ -65,5 +65,14 @@ extension Connection {
         core.enqueue { loop in loop.cancelTimer(id) }
     }
 
+    /// How many of the loop's timers are set (wake-ups, sleeps): for tests that check a
+    /// component leaves none behind once it is done. 0 once the connection is closed.
+    package func scheduledCount() async -> Int {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            let accepted = core.enqueue { loop in continuation.resume(returning: loop.timers.count) }
+            if !accepted { continuation.resume(returning: 0) }
+        }
+    }
+
     private static var closedError: DBusError { DBusError(.disconnected, message: "the connection is closed") }
 }
