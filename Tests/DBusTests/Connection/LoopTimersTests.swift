@@ -6,11 +6,18 @@ import Testing
 /// ``LoopTimers/nearest``. A cancelled timer must not shorten that sleep, and the timers that
 /// are due come out in the order of their deadlines.
 @Suite struct LoopTimersTests {
+    /// Timers 1, 2, 3… set for `deadlines` in turn, their jobs named "a", "b", "c"….
+    static func set(_ deadlines: UInt64...) -> LoopTimers<String> {
+        var timers = LoopTimers<String>()
+        for (index, deadline) in deadlines.enumerated() {
+            timers.add(UInt64(index + 1), deadline: deadline, String(UnicodeScalar(UInt8(97 + index))))
+        }
+        return timers
+    }
+
     @Test("cancelling the nearest timer moves the wait to the next one; cancelling the last leaves none")
     func cancelledNearest() {
-        var timers = LoopTimers<String>()
-        timers.add(1, deadline: 10, "a")
-        timers.add(2, deadline: 20, "b")
+        var timers = Self.set(10, 20)
         #expect(timers.nearest == 10)
         #expect(timers.cancel(1) == "a")
         #expect(timers.nearest == 20)
@@ -21,10 +28,7 @@ import Testing
 
     @Test("a timer cancelled below the top leaves once the ones before it have run, never running")
     func cancelledBelowTop() {
-        var timers = LoopTimers<String>()
-        timers.add(1, deadline: 10, "a")
-        timers.add(2, deadline: 20, "b")
-        timers.add(3, deadline: 30, "c")
+        var timers = Self.set(10, 20, 30)
         timers.cancel(2)
         #expect(timers.nearest == 10)
         #expect(timers.takeDue(now: 25) == "a")
@@ -50,8 +54,7 @@ import Testing
 
     @Test("cancelling an unknown timer, or one that already ran, changes nothing")
     func cancelledUnknown() {
-        var timers = LoopTimers<String>()
-        timers.add(1, deadline: 10, "a")
+        var timers = Self.set(10)
         #expect(timers.takeDue(now: 10) == "a")
         #expect(timers.cancel(1) == nil)
         #expect(timers.cancel(42) == nil)
@@ -91,10 +94,7 @@ import Testing
 
     @Test("closing hands back every timer still set, and none of the cancelled ones")
     func removeAll() {
-        var timers = LoopTimers<String>()
-        timers.add(1, deadline: 10, "a")
-        timers.add(2, deadline: 20, "b")
-        timers.add(3, deadline: 30, "c")
+        var timers = Self.set(10, 20, 30)
         timers.cancel(2)
         #expect(timers.removeAll().sorted() == ["a", "c"])
         #expect(timers.nearest == nil)
