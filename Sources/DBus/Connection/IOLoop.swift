@@ -102,6 +102,9 @@ final class IOLoop {
         opened: @escaping @Sendable (Result<BusName, DBusError>) -> Void
     ) {
         core.adoptCurrentThread()
+        // Foundation's `Thread.name` does not reach the kernel here: without this, the thread
+        // shows in `top -H`, `perf` and `gdb` under the name of the pool thread that made it.
+        _ = cdbus_pthread_setname_np(pthread_self(), "dbus-io")
         // Before the loop allocates anything (see ThreadHeapReservation).
         ThreadHeapReservation.reserve(ThreadHeapReservation.ioThreadBytes)
         let loop = IOLoop(core: core, executor: executor)

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -29,6 +30,22 @@ import Testing
             let detached = await Task.detached { executor.isCurrent }.value
             #expect(!detached)
         }
+    }
+
+    @Test("the I/O thread carries its own name, which tools such as top -H and perf show")
+    func ioThreadIsNamed() async throws {
+        try await withConnections(1) { _, connections in
+            let executor = connections[0].executor
+            let name = await withTaskExecutorPreference(executor) { executor.isCurrent ? Self.kernelThreadName() : nil }
+            #expect(name == "dbus-io")
+            #expect(Self.kernelThreadName() != "dbus-io")
+        }
+    }
+
+    /// The calling thread's name as the kernel has it (`/proc/thread-self/comm`).
+    private static func kernelThreadName() -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) else { return nil }
+        return text.trimmingCharacters(in: .newlines)
     }
 
     @Test("a loop callback enters an actor of the executor at once, with no task")
