@@ -4,6 +4,11 @@ import Testing
 
 @testable import DBus
 
+/// Whether a sanitizer's runtime is in the process: it brings its own `malloc` (`make sanitize`).
+private let sanitizerAllocates = ["__tsan_init", "__asan_init"].contains { (symbol: String) in
+    dlsym(nil, symbol) != nil
+}
+
 /// The I/O thread's heap is made accessible once, up front, and none of it stays resident:
 /// read from the kernel's map of the process (`/proc/self/smaps`), the mapping that holds a
 /// block the thread allocates.
@@ -13,7 +18,12 @@ import Testing
 /// arenas, the main one among them. The main arena's heap grows with `brk`, by glibc's padding
 /// rather than a page at a time, and gives back what is freed at its end: nothing is reserved
 /// there, and nothing needs to be. The checks below are those of a heap of a thread's arena.
-@Suite struct ThreadHeapReservationTests {
+///
+/// Under ThreadSanitizer or AddressSanitizer the sanitizer's allocator replaces glibc's: there
+/// are no arenas to reserve, and a block sits in the sanitizer's own regions, so these checks
+/// do not apply there.
+@Suite(.enabled(if: !sanitizerAllocates, "a sanitizer's allocator replaces glibc's arenas"))
+struct ThreadHeapReservationTests {
     /// One mapping of the process: its size, protection, resident bytes, and whether it is the
     /// main arena's heap.
     struct Mapping {
