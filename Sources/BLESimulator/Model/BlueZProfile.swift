@@ -32,6 +32,8 @@ public struct BlueZProfile: Sendable, Hashable, Codable {
     /// ExportClaimedServices` default); 5.66 leaves them out of the object tree.
     public var exportsClaimedServices: Bool
 
+    // The release's number reads better than any camel-cased spelling of it.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     /// BlueZ 5.66, as shipped by Debian 12: the default.
     public static let v5_66 = BlueZProfile(
         version: "5.66", gattHandles: false, disconnectedSignal: false, connectInProgressError: false,
@@ -39,6 +41,7 @@ public struct BlueZProfile: Sendable, Hashable, Codable {
         regularDiscoveryForDefaultFilters: false, serviceDataUUIDs: false, advertisingFlags: false, cablePairing: false,
         patternIgnoresAddressCase: false, exportsClaimedServices: false)
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     /// BlueZ 5.87, the newest release described by the reference.
     public static let v5_87 = BlueZProfile(
         version: "5.87", gattHandles: true, disconnectedSignal: true, connectInProgressError: true,
