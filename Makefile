@@ -106,7 +106,7 @@ soak: deps
 ## tests at a time: at Swift Testing's default width the instrumented suite overran its time limits
 ## on 2 cores. SANITIZE_FILTER=<suite> narrows both runs.
 SANITIZE_FILTER ?=
-SANITIZE_ARGS := $(if $(SANITIZE_FILTER),--filter $(SANITIZE_FILTER),)
+SANITIZE_ARGS := $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)',)
 SANITIZE_ENV := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=2
 sanitize: sanitize-thread sanitize-address
 

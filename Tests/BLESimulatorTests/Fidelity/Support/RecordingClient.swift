@@ -93,20 +93,32 @@ final class RecordingClient: Sendable {
     ) async -> Result<[DBusValue], DBusError> {
         transcript.record(
             TranscriptEntry(kind: .call, path: path, interface: interface, member: member, body: arguments))
+        let outcome: Result<DBusMessage, DBusError>
         do {
-            let reply = try await connection.call(
-                destination: BlueZService.busName, path: path, interface: interface, member: try MemberName(member),
-                arguments: arguments, timeout: timeout)
-            // Signals sent before the reply are recorded first, then the reply goes among them.
-            try? await settle()
+            outcome = .success(
+                try await connection.call(
+                    destination: BlueZService.busName, path: path, interface: interface,
+                    member: try MemberName(member), arguments: arguments, timeout: timeout))
+        } catch {
+            outcome = .failure(error)
+        }
+        return await recordAnswer(outcome, path, interface, member)
+    }
+
+    /// Records a call's answer after the signals sent before it, and returns its arguments.
+    private func recordAnswer(
+        _ outcome: Result<DBusMessage, DBusError>, _ path: ObjectPath, _ interface: InterfaceName, _ member: String
+    ) async -> Result<[DBusValue], DBusError> {
+        // Signals sent before the answer are recorded first, then the answer goes among them.
+        try? await settle()
+        switch outcome {
+        case .success(let reply):
             transcript.record(
                 TranscriptEntry(
                     kind: .reply, path: path, interface: interface, member: member, body: reply.body,
                     sender: reply.sender, serial: reply.serial))
             return .success(reply.body)
-        } catch {
-            // Signals sent before the error are recorded first; the error follows them.
-            try? await settle()
+        case .failure(let error):
             transcript.record(
                 TranscriptEntry(
                     kind: .error, path: path, interface: interface, member: member,
@@ -115,33 +127,37 @@ final class RecordingClient: Sendable {
         }
     }
 
-    /// Starts a call whose answer comes later and returns once bluetoothd has received it
-    /// (a round trip made after it on the same connection has come back), so the test can act
-    /// while the call is pending. The task's value is the call's outcome.
+    /// Starts a call whose answer comes later and returns once bluetoothd has received it, so
+    /// the test can act while the call is pending. The task's value is the call's outcome.
+    ///
+    /// The call is on the connection's queue when `startCall` returns, so a round trip to
+    /// `org.bluez` started after it goes out after it: the bus routes the call first, and once
+    /// that round trip is answered, bluetoothd has the call. (A call made from a task of its own
+    /// could reach the loop after the round trip, under a sanitizer's slowdown, and then reach
+    /// the daemon that replaced bluetoothd in a restart test.)
     func startPending(
         _ path: ObjectPath, _ interface: InterfaceName, _ member: String, _ arguments: [DBusValue] = [],
         timeout: Duration? = nil
     ) async throws -> Task<Result<[DBusValue], DBusError>, Never> {
-        let mark = transcript.mark
-        let waiting = connection.counters.outstanding
-        let task = Task { await self.result(path, interface, member, arguments, timeout: timeout) }
-        // The call entry is recorded before the message is queued for sending, and the call
-        // is counted just before: the round trip below must queue after it, or under load it
-        // can overtake the call and the test acts before bluetoothd has it (seen once). The
-        // wait for the count narrows that window to a few instructions, and a second round
-        // trip, queued only after the first came back, leaves the call no time to lag behind.
-        try await transcript.first("\(member) sent", since: mark) { $0.kind == .call && $0.member == member }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(20)
-        while connection.counters.outstanding <= waiting && clock.now < deadline {
-            try await Task.sleep(for: .milliseconds(1))
+        transcript.record(
+            TranscriptEntry(kind: .call, path: path, interface: interface, member: member, body: arguments))
+        let message = DBusMessage(
+            kind: .methodCall, path: path, interface: interface, member: try MemberName(member),
+            destination: BlueZService.busName, body: arguments)
+        let (answers, answered) = AsyncStream.makeStream(of: Result<DBusMessage, DBusError>.self)
+        connection.startCall(message, timeout: timeout) { outcome in
+            answered.yield(outcome)
+            answered.finish()
         }
-        for _ in 0..<2 {
-            _ = try await connection.call(
-                destination: BlueZService.busName, path: BlueZService.managerPath, interface: .introspectable,
-                member: try MemberName("Introspect"))
+        _ = try await connection.call(
+            destination: BlueZService.busName, path: BlueZService.managerPath, interface: .introspectable,
+            member: try MemberName("Introspect"))
+        return Task {
+            var iterator = answers.makeAsyncIterator()
+            let outcome =
+                await iterator.next() ?? .failure(DBusError(.disconnected, message: "the call was never answered"))
+            return await self.recordAnswer(outcome, path, interface, member)
         }
-        return task
     }
 
     /// The error a call fails with, or `nil` when it succeeds.
