@@ -37,7 +37,8 @@ dbus-demo: deps
 
 ## The whole suite, on private dbus-daemons started and stopped by the tests, then the same
 ## RealBlueZTests against the real bluetoothd 5.66 in a qemu guest (`test-bluez`), the
-## conformance check with a client nobody here wrote (bleak, from PyPI) and the docs check.
+## conformance check with a client nobody here wrote (bleak, from PyPI), the docs check, the
+## lint, and 20 s of fuzzing the decoders of outside data (so neither target rots unseen).
 test: deps
 	$(SWIFT) build --build-tests
 	timeout 1800 $(SWIFT) test --skip-build
@@ -45,6 +46,8 @@ test: deps
 	$(MAKE) conformance
 	$(MAKE) ci-examples
 	$(MAKE) docs-check
+	$(MAKE) lint
+	$(MAKE) fuzz FUZZ_SECONDS=20
 
 ## RealBlueZTests against the real bluetoothd 5.66 with two emulated controllers in a qemu
 ## guest (Tests/RealBlueZ/run.sh; `swift test` runs the same tests against the simulator).
@@ -194,8 +197,9 @@ bench-gatt: deps bleak-venv bench-scenarios
 		--bleak "$(BLEAK_VENV)/bin/python Benchmarks/bleak_bench.py" --sim .build/release/ble-sim \
 		--scenarios $(BENCH_DIR) --out Benchmarks/results $(BENCH_ARGS)
 
+## Warnings fail it (--strict): `make test` runs it, so the code stays as swift-format wants it.
 lint:
-	swift-format lint --recursive --configuration .swift-format Sources Tests Benchmarks
+	swift-format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks
 
 clean:
 	rm -rf .build

@@ -2,11 +2,12 @@
 # Builds the libFuzzer target for the decoders of outside data (`make fuzz` runs it):
 # DBus, BlueZ and BLE as static modules instrumented with `-sanitize=fuzzer,address`, then
 # Tests/Fuzz/FuzzEntry.swift with the harness in Tests/BLETests/Fuzz (shared with the
-# regression test). Usage: build.sh <output directory>
+# regression test). All in one package (`-package-name`), as SwiftPM builds them, so that the
+# modules see each other's `package` declarations. Usage: build.sh <output directory>
 set -eu
 out=${1:-.build/fuzz}
 mkdir -p "$out"
-flags="-sanitize=fuzzer,address -parse-as-library -enable-testing -Onone -g -swift-version 6 -suppress-warnings"
+flags="-sanitize=fuzzer,address -parse-as-library -enable-testing -Onone -g -swift-version 6 -suppress-warnings -package-name swift_ble"
 includes="-I Sources/CDBus -I $out $(pkg-config --cflags-only-I dbus-1 | sed 's/-I/-Xcc -I/g')"
 
 module() {
