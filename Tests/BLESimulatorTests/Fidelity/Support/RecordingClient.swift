@@ -91,8 +91,7 @@ final class RecordingClient: Sendable {
         _ path: ObjectPath, _ interface: InterfaceName, _ member: String, _ arguments: [DBusValue] = [],
         timeout: Duration? = nil
     ) async -> Result<[DBusValue], DBusError> {
-        transcript.record(
-            TranscriptEntry(kind: .call, path: path, interface: interface, member: member, body: arguments))
+        recordCall(path, interface, member, arguments)
         let outcome: Result<DBusMessage, DBusError>
         do {
             outcome = .success(
@@ -103,6 +102,14 @@ final class RecordingClient: Sendable {
             outcome = .failure(error)
         }
         return await recordAnswer(outcome, path, interface, member)
+    }
+
+    /// Records a call as it is made.
+    private func recordCall(
+        _ path: ObjectPath, _ interface: InterfaceName, _ member: String, _ arguments: [DBusValue]
+    ) {
+        transcript.record(
+            TranscriptEntry(kind: .call, path: path, interface: interface, member: member, body: arguments))
     }
 
     /// Records a call's answer after the signals sent before it, and returns its arguments.
@@ -139,8 +146,7 @@ final class RecordingClient: Sendable {
         _ path: ObjectPath, _ interface: InterfaceName, _ member: String, _ arguments: [DBusValue] = [],
         timeout: Duration? = nil
     ) async throws -> Task<Result<[DBusValue], DBusError>, Never> {
-        transcript.record(
-            TranscriptEntry(kind: .call, path: path, interface: interface, member: member, body: arguments))
+        recordCall(path, interface, member, arguments)
         let message = DBusMessage(
             kind: .methodCall, path: path, interface: interface, member: try MemberName(member),
             destination: BlueZService.busName, body: arguments)
