@@ -127,15 +127,13 @@ final class DatagramReader: Sendable {
         let stopped = self.stopped
         // A datagram is one ATT value: at most 512 bytes (Core Specification, Vol 3, Part F,
         // 3.2.9), well inside a slot. The slots are made once, here: nothing is allocated or
-        // set up per wake-up, and one system call reads a burst's datagrams. They are filled on
-        // the I/O thread only; the lock (never contended) is what lets the reading closure,
-        // handed to that thread, hold them.
-        let slots = PosixMutex(FileDescriptor.DatagramSlots(slotSize: Self.slotSize))
+        // set up per wake-up, and one system call reads a burst's datagrams. Only the reading
+        // closure touches them, and the loop runs it on the I/O thread alone, one call at a
+        // time: a lock around them (as there was) cost a lock and unlock per value for nothing.
+        nonisolated(unsafe) let slots = FileDescriptor.DatagramSlots(slotSize: Self.slotSize)
         let watching = connection.addReader(descriptor) { _ in
             guard !stopped.isSet else { return }
-            let end = slots.withLock { slots in
-                descriptor.receiveDatagrams(into: slots) { bytes in received(Data(bytes)) }
-            }
+            let end = descriptor.receiveDatagrams(into: slots) { bytes in received(Data(bytes)) }
             if end != .drained, stopped.set() {
                 connection.removeReader(descriptor) { descriptor.close() }
                 hangup()

@@ -51,8 +51,12 @@ public struct ScanSequence: AsyncSequence, Sendable {
             return try result.get()
         }
 
-        /// The next discovery, on the caller's actor.
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(BLEError) -> Discovery? {
+        // `nonsending` rather than `isolated` to the parameter: no executor switch in or out
+        // (see NotificationSequence.AsyncIterator).
+        /// The next discovery, on the caller's executor.
+        public nonisolated(nonsending) mutating func next(
+            isolation actor: (any Actor)?
+        ) async throws(BLEError) -> Discovery? {
             guard let result = await handle.consumer.buffer.next() else { return nil }
             return try result.get()
         }

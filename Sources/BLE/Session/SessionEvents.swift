@@ -23,7 +23,8 @@ struct SessionEvents: AsyncSequence, Sendable {
 
         mutating func next() async -> SessionEvent? { await own.buffer.next() }
 
-        mutating func next(isolation actor: isolated (any Actor)?) async -> SessionEvent? {
+        // No executor switch in or out (see NotificationSequence.AsyncIterator).
+        nonisolated(nonsending) mutating func next(isolation actor: (any Actor)?) async -> SessionEvent? {
             await own.buffer.next()
         }
     }
