@@ -22,8 +22,9 @@ extension FileDescriptor {
     /// A batch of 512-byte slots is 8 KiB: too large for the stack, so reading into a
     /// temporary one allocated it on the heap, and set its headers up again, at every wake-up
     /// (about 800 instructions per notification read from an `AcquireNotify` socket). Not
-    /// `Sendable`: one read fills the slots at a time, so a reader whose reads may run on
-    /// another thread than the one that made the slots keeps them behind a lock.
+    /// `Sendable`: one read fills the slots at a time. Reads that may run on several threads
+    /// share them behind a lock; a ``Connection/addReader(_:onReadable:)`` closure, which the
+    /// loop calls on its I/O thread alone, one call at a time, may hold them on its own.
     public final class DatagramSlots {
         /// The most a slot holds; a longer datagram is cut to it.
         public let slotSize: Int
