@@ -66,7 +66,7 @@ struct ConnectionLifecycleTests {
                 link.connect(
                     1, "A", timeout: .seconds(5), retryable: false, reconnecting: false, device: Self.down, now: Self.t0
                 ))
-                == ["deadline of 1 at 5s", "connect #2 until 5s"])
+                == ["connect #2 until 5s", "deadline of 1 at 5s"])
         #expect(link.phase == .connecting)
         #expect(Self.describe(link.connectReplied(call: 2, .success(()), device: Self.linked)) == [])
         #expect(Self.describe(link.deviceChanged(Self.resolved, daemonPresent: true)) == ["refresh resolved @1"])
@@ -209,7 +209,7 @@ struct ConnectionLifecycleTests {
                 link.connect(
                     1, "A", timeout: .seconds(30), retryable: true, reconnecting: false, device: Self.down, now: Self.t0
                 ))
-                == ["deadline of 1 at 30s", "stall of @1 at 15s", "connect #2 until 30s"])
+                == ["connect #2 until 30s", "deadline of 1 at 30s", "stall of @1 at 15s"])
         #expect(
             Self.describe(link.timerFired(.stall(attempt: 1), due: Self.at(.seconds(15)), now: Self.at(.seconds(15))))
                 == ["stalled", "restart #3"])

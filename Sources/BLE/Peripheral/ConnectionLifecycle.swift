@@ -167,7 +167,9 @@ struct ConnectionLifecycle<Waiter> {
     /// reads it in place, where a query copies the whole machine first (its attempt, its
     /// waiters) — once per timer per run of actions, several times per connection.
     mutating func unneeded<Timers: Sequence<Timer>>(among timers: Timers) -> [Timer] {
-        timers.filter { !needs($0) }
+        // Most runs of actions leave every wake-up needed: then no array is made.
+        guard timers.contains(where: { !needs($0) }) else { return [] }
+        return timers.filter { !needs($0) }
     }
 
     private mutating func makeID() -> UInt64 {
@@ -193,28 +195,32 @@ struct ConnectionLifecycle<Waiter> {
             return actions + [.resume(waiter, .success(()), .none)]
         }
         let deadline = now + timeout
-        actions.append(.schedule(.deadline(waiter: id), at: deadline))
         if var running = attempt {
             running.waiters.append((id, waiter))
             if !reconnecting { running.byReconnect = false }
             attempt = running
-            return actions
+            return actions + [.schedule(.deadline(waiter: id), at: deadline)]
         }
         disconnecting?.superseded = true
         phase = .connecting
         var started = Attempt(
             id: makeID(), stage: .settling, deadline: deadline, waiters: [(id, waiter)], byReconnect: reconnecting,
             layoutBefore: device.layout)
-        if retryable { actions.append(.schedule(.stall(attempt: started.id), at: now + timeout.half)) }
         attempt = started
-        guard device.connected, device.resolved else {
+        let linked = device.connected && device.resolved
+        if !linked {
             let call = makeID()
             started.stage = .calling(call: call, answered: false)
             attempt = started
-            return actions + [.sendConnect(call: call, deadline: deadline)]
+            actions.append(.sendConnect(call: call, deadline: deadline))
         }
+        // The Connect goes before its wake-ups: the shell runs actions in order, and what it
+        // does before the call delays every connection, where a wake-up set after it does not
+        // (no reply is taken before the actions are done).
+        actions.append(.schedule(.deadline(waiter: id), at: deadline))
+        if retryable { actions.append(.schedule(.stall(attempt: started.id), at: now + timeout.half)) }
         // Linked already (by another process, or a reply this process never saw).
-        return actions + resolved(device)
+        return linked ? actions + resolved(device) : actions
     }
 
     /// bluetoothd answered `Connect`.

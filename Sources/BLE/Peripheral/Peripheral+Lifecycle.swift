@@ -303,7 +303,15 @@ extension Peripheral {
     }
 
     private nonisolated func report(_ event: @escaping LifecycleEvent) {
-        enter { $0.feed(event) }
+        guard session.connection.executor.isCurrent else { return enter { $0.feed(event) } }
+        // As ``enter(_:)`` does, without a second closure to allocate for every reply.
+        runIsolatedUnchecked { peripheral in
+            guard !peripheral.isRunningLinkActions else {
+                peripheral.deferredEntries.append { $0.feed(event) }
+                return
+            }
+            peripheral.feed(event)
+        }
     }
 
     private func feed(_ event: LifecycleEvent) {
