@@ -282,26 +282,6 @@ extension Daemon {
         return value + bytes
     }
 
-    /// Runs `action` after `delay`, keeping `reply` as a request in flight meanwhile so that
-    /// link loss can fail it first (`linkDown`).
-    private func whenDue(
-        _ state: inout SimState, _ target: GattTarget, _ reply: MethodReply, after delay: Duration,
-        _ action: @escaping @Sendable (Daemon, inout SimState) -> Void
-    ) {
-        guard delay != .zero, var device = state.devices[target.device] else {
-            return schedule(&state, after: delay, action)
-        }
-        let id = device.nextOperation
-        device.nextOperation += 1
-        device.pendingOperations[id] = reply
-        state.devices[target.device] = device
-        schedule(&state, after: delay) { daemon, state in
-            // Gone already: the link dropped and the request was failed.
-            guard state.devices[target.device]?.pendingOperations.removeValue(forKey: id) != nil else { return }
-            action(daemon, &state)
-        }
-    }
-
     func currentValue(_ state: SimState, _ device: DeviceState, record: PeripheralRecord?, _ target: GattTarget) -> Data
     {
         if target.isCCC {
@@ -496,7 +476,7 @@ extension Daemon {
         after delay: Duration, _ reply: MethodReply, generation: Int, request: Bool = true
     ) {
         if request { state.devices[target.device]?.writesInFlight.insert(target.path) }
-        whenDue(&state, target, reply, after: delay) { daemon, state in
+        inWriteOrder(&state, target.device, reply, after: delay) { daemon, state in
             state.devices[target.device]?.writesInFlight.remove(target.path)
             guard let current = state.devices[target.device], current.linkGeneration == generation else {
                 return reply.fail(Self.linkLost)

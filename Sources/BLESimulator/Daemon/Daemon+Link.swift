@@ -272,6 +272,8 @@ extension Daemon {
         for pending in device.pendingOperations.values { pending.fail(Self.linkLost) }
         for waiting in device.readsInFlight.values.flatMap(\.replies) { waiting.fail(Self.linkLost) }
         state.devices[path]?.pendingOperations.removeAll()
+        state.devices[path]?.writeOrder.removeAll()
+        state.devices[path]?.writesDue.removeAll()
         state.devices[path]?.readsInFlight.removeAll()
         if profile.disconnectedSignal {
             emit(path, BlueZInterface.device1, set: [("ServicesResolved", .boolean(false))])

@@ -173,6 +173,12 @@ struct DeviceState: Sendable {
     var notifyPending: [ObjectPath: Set<BusName>] = [:]
     /// Characteristics with a write request in flight (BlueZ allows one).
     var writesInFlight: Set<ObjectPath> = []
+    /// Writes the peer has yet to take, in arrival order (ids among `pendingOperations`): a
+    /// link carries its writes one after another, so a write that comes after a delayed one is
+    /// taken after it, though nothing delays it (see `Daemon+OrderedWrites.swift`).
+    var writeOrder: [Int] = []
+    /// The writes of `writeOrder` whose time has come, each with what taking it does.
+    var writesDue: [Int: @Sendable (Daemon, inout SimState) -> Void] = [:]
     /// Characteristics with a periodic-notification ticker on the current link.
     var tickers: Set<ObjectPath> = []
     /// The Battery Level characteristic the battery plugin subscribed to, while `Battery1` exists.

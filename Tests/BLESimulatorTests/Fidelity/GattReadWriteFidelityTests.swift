@@ -259,6 +259,44 @@ struct GattReadWriteFidelityTests {
         }
     }
 
+    @Test(
+        "A link's writes reach the peer in order: a command after a held one is taken after it",
+        arguments: Release.allCases)
+    func writesInOrder(release: Release) async throws {
+        try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { simulator, client, _ in
+            try await client.connectSensor()
+            simulator.inject(SimulatedFault(.write, characteristic: UUIDs.data, action: .delay(.milliseconds(300))))
+            let command = Self.options(["type": .string("command")])
+            // Queued on the bus before the next call: the simulator receives them in this order.
+            let held = try await client.startPending(
+                Paths.data, Self.characteristic, "WriteValue", [.bytes(Data([1])), command])
+            // No fault for this one: taken at once, it would leave the peer with the held value.
+            #expect(await Self.write(client, Paths.data, Data([2]), ["type": .string("command")]) == nil)
+            #expect(try await held.value.get() == [], "the held write succeeded")
+            #expect(try simulator.value(address: Peripherals.sensorAddress, characteristic: UUIDs.data) == Data([2]))
+        }
+    }
+
+    @Test(
+        "A write held when the link drops does not hold back the writes of the next link", arguments: Release.allCases)
+    func writeOrderEndsWithTheLink(release: Release) async throws {
+        try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { simulator, client, _ in
+            try await client.connectSensor()
+            simulator.inject(SimulatedFault(.write, characteristic: UUIDs.data, action: .delay(.seconds(60))))
+            let held = try await client.startPending(
+                Paths.data, Self.characteristic, "WriteValue",
+                [.bytes(Data([1])), Self.options(["type": .string("command")])])
+            try simulator.dropLink(address: Peripherals.sensorAddress)
+            guard case .failure = await held.value else {
+                Issue.record("the held write succeeded")
+                return
+            }
+            try await client.connectAndResolve()
+            #expect(await Self.write(client, Paths.data, Data([2]), ["type": .string("command")]) == nil)
+            #expect(try simulator.value(address: Peripherals.sensorAddress, characteristic: UUIDs.data) == Data([2]))
+        }
+    }
+
     @Test("GATT calls on a disconnected device: Failed \"Not connected\"", arguments: Release.allCases)
     func notConnected(release: Release) async throws {
         try await Fidelity.run(release, peripherals: [Peripherals.sensor()]) { _, client, _ in
