@@ -33,7 +33,8 @@ public struct SimulatedFault: Sendable, Hashable {
         case fail(name: String, message: String)
         /// A GATT operation fails with this ATT error, mapped the way bluetoothd maps it.
         case attError(UInt8)
-        /// It is answered this much later.
+        /// It is answered this much later. A delayed write also holds back the writes made
+        /// after it on the same link, which the peer takes in order.
         case delay(Duration)
         /// It is never answered (the client's own timeout must fire).
         case noReply
