@@ -126,23 +126,20 @@ final class DatagramReader: Sendable {
         _ = fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK)
         let stopped = self.stopped
         // A datagram is one ATT value: at most 512 bytes (Core Specification, Vol 3, Part F,
-        // 3.2.9), well inside a slot. The slots are made once, here: nothing is allocated or
-        // set up per wake-up, and one system call reads a burst's datagrams.
-        // `nonisolated(unsafe)`, not behind a lock (as they were, at a lock and unlock per
-        // value): after this line only the reading closure touches them, and `addReader`
-        // hands that closure to the loop through its locked queue (so the slots are fully made
-        // before the I/O thread sees them), which calls it on the I/O thread alone, one call at
-        // a time. The assertion holds debug builds, the tests', to that.
-        nonisolated(unsafe) let slots = FileDescriptor.DatagramSlots(slotSize: Self.slotSize)
-        let watching = connection.addReader(descriptor) { _ in
-            assert(connection.executor.isCurrent, "a reader runs on its connection's I/O thread")
-            guard !stopped.isSet else { return }
-            let end = descriptor.receiveDatagrams(into: slots) { bytes in received(Data(bytes)) }
-            if end != .drained, stopped.set() {
+        // 3.2.9), well inside a slot. The loop reads a burst's datagrams with one system call,
+        // into slots it keeps: nothing is allocated, set up or locked per wake-up.
+        let watching = connection.addDatagramReader(
+            descriptor, slotSize: Self.slotSize,
+            onDatagram: { bytes in
+                // Stopped: the loop may read once more before the removal reaches it.
+                guard !stopped.isSet else { return }
+                received(Data(bytes))
+            },
+            onEnd: { _ in
+                guard stopped.set() else { return }
                 connection.removeReader(descriptor) { descriptor.close() }
                 hangup()
-            }
-        }
+            })
         if !watching, stopped.set() { descriptor.close() }
     }
 

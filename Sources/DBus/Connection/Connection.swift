@@ -163,7 +163,26 @@ public final class Connection: Sendable {
     @discardableResult
     public func addReader(_ descriptor: FileDescriptor, onReadable: @escaping @Sendable (Int16) -> Void) -> Bool {
         let fd = descriptor.rawValue
-        return core.enqueue { loop in loop.addReader(fd, onReadable) }
+        return core.enqueue { loop in loop.addReader(fd, .events(onReadable)) }
+    }
+
+    /// Reads the datagrams of `descriptor` (a non-blocking `SOCK_SEQPACKET` or `SOCK_DGRAM`
+    /// socket) on the I/O thread whenever it is readable, until ``removeReader(_:then:)``: each
+    /// goes to `onDatagram` in order, cut to `slotSize` bytes and valid only during the call;
+    /// a read that meets the peer's hang-up or a failure calls `onEnd` after what came before
+    /// it (and again at each wake-up until the reader is removed). The loop reads into slots
+    /// of its own, made once and shared by its datagram readers, which only its thread fills:
+    /// nothing is allocated or locked per read. Returns false when the connection is closed.
+    @discardableResult
+    public func addDatagramReader(
+        _ descriptor: FileDescriptor, slotSize: Int,
+        onDatagram: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
+        onEnd: @escaping @Sendable (FileDescriptor.DatagramReadEnd) -> Void
+    ) -> Bool {
+        let fd = descriptor.rawValue
+        let reading = DatagramReading(
+            descriptor: descriptor, slotSize: slotSize, onDatagram: onDatagram, onEnd: onEnd)
+        return core.enqueue { loop in loop.addReader(fd, .datagrams(reading)) }
     }
 
     /// Stops watching `descriptor`, then runs `then` on the I/O thread (where closing it is

@@ -47,9 +47,14 @@ final class IOLoop {
     /// loader every time.
     @exclusivity(unchecked) private var incomingMayWait = true
     @exclusivity(unchecked) private var timeouts: [Int: (timeout: OpaquePointer, deadline: UInt64)] = [:]
-    /// Other fds the loop reads for its users (``Connection/addReader(_:onReadable:)``), with
-    /// what to call when each is readable.
-    @exclusivity(unchecked) private var readers: [IntegerKey: @Sendable (Int16) -> Void] = [:]
+    /// Other fds the loop reads for its users (``Connection/addReader(_:onReadable:)``,
+    /// ``Connection/addDatagramReader(_:slotSize:onDatagram:onEnd:)``), with what to do when
+    /// each is readable.
+    @exclusivity(unchecked) private var readers: [IntegerKey: LoopReader] = [:]
+    /// Where the datagram readers' sockets are read, made at the first and shared by all:
+    /// only this thread fills them, one read at a time, and a datagram is handed over before
+    /// the next read.
+    @exclusivity(unchecked) private var datagramSlots: FileDescriptor.DatagramSlots?
 
     // Calls (see IOLoop+Calls.swift).
     @exclusivity(unchecked) var calls: [IntegerKey: OutgoingCall] = [:]
@@ -330,7 +335,10 @@ final class IOLoop {
                 continue
             }
             if let reader = readers[IntegerKey(entry.fd)] {
-                reader(entry.events)
+                switch reader {
+                case .events(let onReadable): onReadable(entry.events)
+                case .datagrams(let reading): readDatagrams(reading)
+                }
                 continue
             }
             var flags: UInt32 = 0
@@ -400,10 +408,28 @@ final class IOLoop {
 
     // MARK: Readers
 
-    /// Starts calling `onReadable` (with the poll events seen) whenever `fd` is readable.
-    func addReader(_ fd: Int32, _ onReadable: @escaping @Sendable (Int16) -> Void) {
-        readers[IntegerKey(fd)] = onReadable
+    /// Starts doing what `reader` says whenever `fd` is readable.
+    func addReader(_ fd: Int32, _ reader: LoopReader) {
+        readers[IntegerKey(fd)] = reader
         readinessStale = true
+    }
+
+    /// Reads what is queued on a datagram reader's socket and hands it over; its end, if the
+    /// read met one.
+    private func readDatagrams(_ reading: DatagramReading) {
+        let slots: FileDescriptor.DatagramSlots
+        if let kept = datagramSlots, kept.slotSize >= reading.slotSize {
+            slots = kept
+        } else {
+            slots = FileDescriptor.DatagramSlots(slotSize: reading.slotSize)
+            datagramSlots = slots
+        }
+        // Slots made for a longer reader's datagrams: each is cut to what this one asked for.
+        let limit = reading.slotSize
+        let end = reading.descriptor.receiveDatagrams(into: slots) { bytes in
+            reading.onDatagram(bytes.count > limit ? UnsafeRawBufferPointer(rebasing: bytes.prefix(limit)) : bytes)
+        }
+        if end != .drained { reading.onEnd(end) }
     }
 
     /// Stops watching `fd`; the caller closes it only after this ran, so its number is not

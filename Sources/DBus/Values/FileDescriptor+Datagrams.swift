@@ -23,8 +23,8 @@ extension FileDescriptor {
     /// temporary one allocated it on the heap, and set its headers up again, at every wake-up
     /// (about 800 instructions per notification read from an `AcquireNotify` socket). Not
     /// `Sendable`: one read fills the slots at a time. Reads that may run on several threads
-    /// share them behind a lock; a ``Connection/addReader(_:onReadable:)`` closure, which the
-    /// loop calls on its I/O thread alone, one call at a time, may hold them on its own.
+    /// share them behind a lock; ``Connection/addDatagramReader(_:slotSize:onDatagram:onEnd:)``
+    /// reads into slots its I/O thread alone fills.
     public final class DatagramSlots {
         /// The most a slot holds; a longer datagram is cut to it.
         public let slotSize: Int

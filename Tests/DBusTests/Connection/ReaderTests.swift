@@ -93,6 +93,53 @@ import Testing
         }
     }
 
+    @Test(
+        "a datagram reader gets each datagram in order on the I/O thread, cut to its slot size, then the hang-up"
+    )
+    func datagrams() async throws {
+        try await withConnections(1) { _, connections in
+            let connection = connections[0]
+            // Two readers with different slot sizes: the loop's shared slots grow for the
+            // second, and the first's datagrams are still cut to its own.
+            let (short, shortWriter) = try DatagramReadTests.pair()
+            let (long, longWriter) = try DatagramReadTests.pair()
+            let received = PosixMutex<[Int32: [[UInt8]]]>([:])
+            let ends = PosixMutex<[Int32: FileDescriptor.DatagramReadEnd]>([:])
+            let offThread = Atomic<Int>(0)
+            for (reader, slotSize) in [(short, 8), (long, 64)] {
+                let fd = reader.rawValue
+                let added = connection.addDatagramReader(
+                    reader, slotSize: slotSize,
+                    onDatagram: { bytes in
+                        if !connection.executor.isCurrent { offThread.add(1, ordering: .relaxed) }
+                        received.withLock { $0[fd, default: []].append(Array(bytes)) }
+                    },
+                    onEnd: { end in ends.withLock { $0[fd] = $0[fd] ?? end } })
+                #expect(added)
+            }
+            DatagramReadTests.send([Array(0..<20)], on: longWriter)
+            #expect(try await eventually { received.withLock { $0[long.rawValue] } == [Array(0..<20)] })
+            DatagramReadTests.send([[1], [2, 2], Array(0..<20)], on: shortWriter)
+            let expected: [Int32: [[UInt8]]] = [
+                short.rawValue: [[1], [2, 2], Array(0..<8)], long.rawValue: [Array(0..<20)],
+            ]
+            #expect(try await eventually { received.withLock { $0 } == expected })
+            shortWriter.close()
+            #expect(try await eventually { ends.withLock { $0[short.rawValue] } == .hungUp })
+            #expect(ends.withLock { $0[long.rawValue] } == nil, "the other socket is still open")
+            #expect(offThread.load(ordering: .relaxed) == 0)
+            let removed = Atomic<Int>(0)
+            for reader in [short, long] {
+                connection.removeReader(reader) {
+                    reader.close()
+                    removed.add(1, ordering: .relaxed)
+                }
+            }
+            #expect(try await eventually { removed.load(ordering: .relaxed) == 2 })
+            longWriter.close()
+        }
+    }
+
     @Test("on a closed connection a reader is refused and removal runs its follow-up at once")
     func closedConnection() async throws {
         try await withConnections(1) { _, connections in
