@@ -10,20 +10,12 @@ import Synchronization
 /// The subscribers outlive the socket: BlueZ hangs it up when the link drops, and the
 /// peripheral acquires a new one after reconnecting (``attach(_:on:)``).
 final class AcquiredNotifyChannel: Sendable {
-    private struct State {
-        var subscribers: [UInt64: NotificationSubscriber] = [:] {
-            didSet { delivery = Array(subscribers.values) }
-        }
-        /// The subscribers as an array, kept with them: handed out per datagram as it is.
-        var delivery: [NotificationSubscriber] = []
-        var reader: DatagramReader?
-        var finished = false
-        /// The newest datagram, until the client notes it as the characteristic's last value
-        /// (``noteNewest(_:)``).
-        var unnoted: Data?
-    }
-
-    private let state = PosixMutex(State())
+    /// Where a datagram goes: the subscribers, under a lock of their own.
+    private let fanout = Fanout()
+    /// The socket's reader. Kept here, not in ``fanout``, which the reader's callback holds:
+    /// a channel let go without ``finish()`` (its peripheral gone) releases its reader, whose
+    /// release closes the socket.
+    private let reader = PosixMutex<DatagramReader?>(nil)
     private let path: ObjectPath
     /// Keeps the characteristic's last value (datagrams bypass the GATT client's signals): it
     /// takes this channel's newest datagram when it needs it (``GattClient/settleAcquired(_:)``).
@@ -35,11 +27,11 @@ final class AcquiredNotifyChannel: Sendable {
         client.addAcquiredChannel(self, for: path)
     }
 
-    var isEmpty: Bool { state.withLock { $0.subscribers.isEmpty } }
-    var isAttached: Bool { state.withLock { $0.reader != nil } }
+    var isEmpty: Bool { fanout.state.withLock { $0.subscribers.isEmpty } }
+    var isAttached: Bool { reader.withLock { $0 != nil } }
 
     func add(_ subscriber: NotificationSubscriber) {
-        let finished = state.withLock { state -> Bool in
+        let finished = fanout.state.withLock { state -> Bool in
             if !state.finished { state.subscribers[subscriber.id] = subscriber }
             return state.finished
         }
@@ -48,7 +40,7 @@ final class AcquiredNotifyChannel: Sendable {
 
     /// Removes a subscriber; returns whether none is left.
     func remove(_ id: UInt64) -> Bool {
-        state.withLock { state in
+        fanout.state.withLock { state in
             state.subscribers[id] = nil
             return state.subscribers.isEmpty
         }
@@ -56,27 +48,25 @@ final class AcquiredNotifyChannel: Sendable {
 
     /// Starts reading a freshly acquired socket, on `connection`'s I/O thread.
     func attach(_ descriptor: FileDescriptor, on connection: Connection) {
-        let reader = DatagramReader(descriptor: descriptor, connection: connection) { [weak self] value in
-            guard let self else { return }
-            let subscribers = state.withLock { state in
-                state.unnoted = value
-                return state.delivery
-            }
-            for subscriber in subscribers { subscriber.deliver(value) }
+        // The fan-out is held strongly: a weak reference would be loaded, under a run-time
+        // exclusivity check, for every datagram.
+        let fanout = self.fanout
+        let reader = DatagramReader(descriptor: descriptor, connection: connection) { value in
+            fanout.deliver(value)
         } hangup: { [weak self] in
             self?.detach()
         }
-        let old = state.withLock { state -> DatagramReader? in
-            defer { state.reader = reader }
-            return state.reader
+        let old = self.reader.withLock { slot -> DatagramReader? in
+            defer { slot = reader }
+            return slot
         }
         old?.cancel()
     }
 
-    /// Hands the newest datagram not yet noted to `note`, under this channel's lock: a datagram
+    /// Hands the newest datagram not yet noted to `note`, under the fan-out's lock: a datagram
     /// that arrives meanwhile waits, and is noted after it.
     func noteNewest(_ note: (Data) -> Void) {
-        state.withLock { state in
+        fanout.state.withLock { state in
             guard let value = state.unnoted else { return }
             state.unnoted = nil
             note(value)
@@ -85,25 +75,44 @@ final class AcquiredNotifyChannel: Sendable {
 
     /// Closes the socket (BlueZ then releases the acquisition); subscribers stay.
     func detach() {
-        state.withLock { state -> DatagramReader? in
-            defer { state.reader = nil }
-            return state.reader
-        }?.cancel()
+        reader.withLock { $0.take() }?.cancel()
     }
 
     /// Closes the socket and ends every iteration.
     func finish() {
-        let (reader, subscribers) = state.withLock { state -> (DatagramReader?, [NotificationSubscriber]) in
+        let subscribers = fanout.state.withLock { state -> [NotificationSubscriber] in
             state.finished = true
-            defer {
-                state.reader = nil
-                state.subscribers.removeAll()
-            }
-            return (state.reader, Array(state.subscribers.values))
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
         }
-        reader?.cancel()
+        detach()
         for subscriber in subscribers { subscriber.buffer.finish() }
         client.removeAcquiredChannel(self, for: path)
+    }
+
+    /// The subscribers, and the newest datagram until the client notes it.
+    private final class Fanout: Sendable {
+        struct State {
+            var subscribers: [UInt64: NotificationSubscriber] = [:] {
+                didSet { delivery = Array(subscribers.values) }
+            }
+            /// The subscribers as an array, kept with them: handed out per datagram as it is.
+            var delivery: [NotificationSubscriber] = []
+            var finished = false
+            /// The newest datagram, until the client notes it as the characteristic's last
+            /// value (``AcquiredNotifyChannel/noteNewest(_:)``).
+            var unnoted: Data?
+        }
+
+        let state = PosixMutex(State())
+
+        func deliver(_ value: Data) {
+            let subscribers = state.withLock { state in
+                state.unnoted = value
+                return state.delivery
+            }
+            for subscriber in subscribers { subscriber.deliver(value) }
+        }
     }
 }
 

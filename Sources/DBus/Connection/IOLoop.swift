@@ -50,7 +50,7 @@ final class IOLoop {
     /// Other fds the loop reads for its users (``Connection/addReader(_:onReadable:)``,
     /// ``Connection/addDatagramReader(_:slotSize:onDatagram:onEnd:)``), with what to do when
     /// each is readable.
-    @exclusivity(unchecked) private var readers: [IntegerKey: LoopReader] = [:]
+    @exclusivity(unchecked) private var readers = LoopReaders()
     /// Where the datagram readers' sockets are read, made at the first and shared by all:
     /// only this thread fills them, one read at a time, and a datagram is handed over before
     /// the next read.
@@ -321,7 +321,7 @@ final class IOLoop {
                 wanted.append((fd, events))
             }
         }
-        for key in readers.keys { wanted.append((key.descriptor, Int16(POLLIN))) }
+        for fd in readers.descriptors { wanted.append((fd, Int16(POLLIN))) }
         // An fd that could not be registered is tried again before the next sleep.
         readinessStale = !readiness.update(wanted)
     }
@@ -334,7 +334,7 @@ final class IOLoop {
                 _ = read(core.wakeFD, &counter, 8)
                 continue
             }
-            if let reader = readers[IntegerKey(entry.fd)] {
+            if let reader = readers[entry.fd] {
                 switch reader {
                 case .events(let onReadable): onReadable(entry.events)
                 case .datagrams(let reading): readDatagrams(reading)
@@ -410,7 +410,7 @@ final class IOLoop {
 
     /// Starts doing what `reader` says whenever `fd` is readable.
     func addReader(_ fd: Int32, _ reader: LoopReader) {
-        readers[IntegerKey(fd)] = reader
+        readers.set(reader, for: fd)
         readinessStale = true
     }
 
@@ -435,7 +435,7 @@ final class IOLoop {
     /// Stops watching `fd`; the caller closes it only after this ran, so its number is not
     /// watched when reused.
     func removeReader(_ fd: Int32) {
-        guard readers.removeValue(forKey: IntegerKey(fd)) != nil else { return }
+        guard readers.remove(fd) else { return }
         readiness.forget(fd)
         readinessStale = true
     }

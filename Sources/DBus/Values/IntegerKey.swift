@@ -1,11 +1,10 @@
-/// An integer (a call ID, a message serial, a descriptor) as a dictionary key, hashed by one
+/// An integer (a call ID, a message serial) as a dictionary key, hashed by one
 /// multiplication with the table's seed instead of the standard library's SipHash.
 ///
 /// The I/O loop and the GATT queue look their calls up by ID and serial several times per
-/// call, and the loop its readers up by descriptor at every wake-up; hashing a `UInt64` key
-/// runs a whole `Hasher` (about 100 instructions) per look-up. These keys are the process's
-/// own counters and descriptors, not input, so a multiplicative hash spreads them well and
-/// nobody can choose them to collide.
+/// call; hashing a `UInt64` key runs a whole `Hasher` (about 100 instructions) per look-up.
+/// These keys are the process's own counters, not input, so a multiplicative hash spreads
+/// them well and nobody can choose them to collide.
 package struct IntegerKey: Hashable, Sendable {
     /// The integer.
     package let value: UInt64
@@ -13,12 +12,6 @@ package struct IntegerKey: Hashable, Sendable {
     package init(_ value: UInt64) { self.value = value }
 
     package init(_ value: UInt32) { self.value = UInt64(value) }
-
-    /// A file descriptor number, as the loop's table of readers holds it.
-    package init(_ value: Int32) { self.value = UInt64(UInt32(bitPattern: value)) }
-
-    /// The file descriptor number of a key made from one.
-    package var descriptor: Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: value)) }
 
     package func hash(into hasher: inout Hasher) { hasher.combine(value) }
 
