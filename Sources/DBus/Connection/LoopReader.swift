@@ -43,9 +43,11 @@ struct LoopReaders {
         fd >= 0 && Int(fd) < byDescriptor.count ? byDescriptor[Int(fd)] : nil
     }
 
-    /// Reads `fd` with `reader` from now on, in place of any reader it had.
+    /// Reads `fd` with `reader` from now on, in place of any reader it had. A negative number
+    /// (a descriptor closed already) is no socket to watch: it is left out, and its reader
+    /// never called.
     mutating func set(_ reader: LoopReader, for fd: Int32) {
-        precondition(fd >= 0, "a reader needs an open descriptor")
+        guard fd >= 0 else { return }
         if Int(fd) >= byDescriptor.count {
             byDescriptor.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - byDescriptor.count))
         }

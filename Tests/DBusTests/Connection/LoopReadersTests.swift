@@ -63,4 +63,15 @@ import Testing
         #expect(calls.seen == ["c 1", "b 1"])
         #expect(readers.descriptors == [7, 4])
     }
+
+    @Test("a negative descriptor (one closed already) is left out: nothing is watched or found")
+    func closedDescriptor() {
+        let calls = Calls()
+        var readers = LoopReaders()
+        readers.set(Self.reader("closed", into: calls), for: -1)
+        #expect(readers[-1] == nil)
+        #expect(readers.descriptors.isEmpty)
+        let removed = readers.remove(-1)
+        #expect(!removed)
+    }
 }
