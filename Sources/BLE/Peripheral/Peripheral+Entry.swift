@@ -11,14 +11,22 @@ extension Peripheral: SessionObserver {
 
     /// A change of the device or its objects, from the session (see ``SessionObserver``).
     nonisolated func sessionEvent(_ event: SessionEvent) {
-        guard session.connection.executor.isCurrent else { return enter { $0.handle(event) } }
-        // As ``enter(_:)`` does, without a closure to allocate for every change of the device.
+        enter(with: event) { $0.handle($1) }
+    }
+
+    /// Runs `handle(value)` on the actor, as ``enter(_:)`` runs its work. On the I/O thread,
+    /// which is where every change and reply comes from, no closure is allocated: `handle`
+    /// captures nothing, and `value` is captured only if the link's actions defer it.
+    nonisolated func enter<Value: Sendable>(
+        with value: Value, _ handle: @escaping @Sendable (isolated Peripheral, Value) -> Void
+    ) {
+        guard session.connection.executor.isCurrent else { return enter { handle($0, value) } }
         runIsolatedUnchecked { peripheral in
             guard !peripheral.isRunningLinkActions else {
-                peripheral.deferredEntries.append { $0.handle(event) }
+                peripheral.deferredEntries.append { handle($0, value) }
                 return
             }
-            peripheral.handle(event)
+            handle(peripheral, value)
         }
     }
 

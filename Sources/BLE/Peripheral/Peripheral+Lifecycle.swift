@@ -303,15 +303,7 @@ extension Peripheral {
     }
 
     private nonisolated func report(_ event: @escaping LifecycleEvent) {
-        guard session.connection.executor.isCurrent else { return enter { $0.feed(event) } }
-        // As ``enter(_:)`` does, without a second closure to allocate for every reply.
-        runIsolatedUnchecked { peripheral in
-            guard !peripheral.isRunningLinkActions else {
-                peripheral.deferredEntries.append { $0.feed(event) }
-                return
-            }
-            peripheral.feed(event)
-        }
+        enter(with: event) { $0.feed($1) }
     }
 
     private func feed(_ event: LifecycleEvent) {
