@@ -173,6 +173,13 @@ bench-l2cap: deps
 	$(SWIFT) build -c release --product ble-bench
 	python3 Benchmarks/run_l2cap.py --out Benchmarks/results $(BENCH_ARGS)
 
+## What a datagram costs its receiver in Swift, layer by layer, without swift-ble: the least an
+## AcquireNotify value delivered to a `for await` loop can cost (Benchmarks/run_datagram_floor.py).
+.PHONY: bench-datagram-floor
+bench-datagram-floor: deps
+	$(SWIFT) build -c release --product ble-bench
+	python3 Benchmarks/run_datagram_floor.py --out Benchmarks/results $(BENCH_ARGS)
+
 ## PosixMutex against Synchronization.Mutex, uncontended (why the project locks with PosixMutex: README).
 bench-lock:
 	mkdir -p $(BENCH_DIR)

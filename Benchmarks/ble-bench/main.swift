@@ -12,6 +12,8 @@ let usage = """
            ble-bench sim-read N WARMUP --paired NAME PATH   (each read of ble-sim followed by one of PATH at NAME)
            ble-bench sim-scan N HOLD_S          (discovery of N advertisers through ble-sim)
            ble-bench gatt CASE ARGS...          (the GATT cases of gatt_floor.c, through the BLE API)
+           ble-bench datagram-floor MODE N INTERVAL_US   (what a datagram costs its receiver in Swift,
+                                                 without swift-ble: blocking|callback|async|async-uncancellable)
            ble-bench l2cap BYTES ROUNDS         (GATT writes without response against an L2CAP channel,
                                                  hci0 to hci1 through the kernel: in the real-BlueZ guest)
     The bus is $DBUS_SYSTEM_BUS_ADDRESS; the server is org.swiftble.Bench (Benchmarks/floor).
@@ -38,6 +40,12 @@ func runCommand(_ arguments: [String]) async {
             FileHandle.standardError.write(Data("ble-bench: \(error)\n".utf8))
             exit(1)
         }
+    }
+    if arguments.first == "datagram-floor", arguments.count == 4, let mode = DatagramFloor.Mode(rawValue: arguments[1]),
+        let count = Int(arguments[2]), count > 0, let interval = Int(arguments[3]), interval >= 0
+    {
+        print(DatagramFloor.run(mode: mode, count: count, intervalMicroseconds: interval))
+        exit(0)
     }
     if arguments.first == "l2cap", arguments.count == 3, let bytes = Int(arguments[1]), let rounds = Int(arguments[2]) {
         do {

@@ -1,0 +1,283 @@
+import DBus
+import Foundation
+import Glibc
+
+/// What a datagram costs the thread that receives it, in Swift, layer by layer, with none of
+/// swift-ble's code: the least that an AcquireNotify value delivered as `Data` to a `for await`
+/// loop can cost on this machine and toolchain (`make bench-datagram-floor`, README).
+///
+/// An in-process sender writes 20-byte datagrams on a `SOCK_SEQPACKET` pair at a fixed
+/// interval; the receiving thread's CPU (`RUSAGE_THREAD`) is divided by the values it took.
+/// - `blocking`: `poll`, then `recv` until the socket is empty (the C floor's loop, in Swift);
+/// - `callback`: the same loop, each datagram made a `Data` and handed to a closure;
+/// - `async`: each `Data` handed to a `for await` loop in a task that prefers the receiving
+///   thread's executor (swift-ble's recommended set-up), through a one-lock buffer whose wait
+///   registers a cancellation handler, as every correct `AsyncIteratorProtocol` must;
+/// - `async-uncancellable`: the same without the handler, to price it (not a correct iterator:
+///   a cancelled consumer would wait forever).
+enum DatagramFloor {
+    enum Mode: String, CaseIterable {
+        case blocking, callback, async
+        case asyncUncancellable = "async-uncancellable"
+    }
+
+    static func run(mode: Mode, count: Int, intervalMicroseconds: Int) -> String {
+        var pair: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0 else {
+            return #"{"error":"socketpair failed"}"#
+        }
+        let receiver = Receiver(socket: pair[0], count: count)
+        receiver.start(mode: mode)
+        let output = pair[1]
+        let sender = Thread { send(on: output, count: count, intervalMicroseconds: intervalMicroseconds) }
+        sender.start()
+        let cpu = receiver.finished.wait()
+        close(pair[0])
+        close(pair[1])
+        return String(
+            format: #"{"impl":"swift-runtime","case":"%@","n":%d,"cpu_us_per_op":%.3f,"checksum":%d}"#,
+            mode.rawValue, count, cpu / Double(count), receiver.checksum)
+    }
+
+    /// One 20-byte datagram every `intervalMicroseconds`, on absolute deadlines (no drift).
+    private static func send(on socket: Int32, count: Int, intervalMicroseconds: Int) {
+        var next = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &next)
+        var datagram = [UInt8](repeating: 0x5A, count: 20)
+        for index in 0..<count {
+            next.tv_nsec += intervalMicroseconds * 1_000
+            while next.tv_nsec >= 1_000_000_000 {
+                next.tv_nsec -= 1_000_000_000
+                next.tv_sec += 1
+            }
+            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nil)
+            datagram[0] = UInt8(truncatingIfNeeded: index)
+            _ = Glibc.send(socket, &datagram, datagram.count, 0)
+        }
+    }
+}
+
+/// The receiving thread: a poll loop over the socket and a wake-up pipe, and the executor
+/// whose jobs it runs between polls. Its mutable state is the loop thread's alone (the consumer
+/// task runs there too); the run's figures are read after `finished`, which orders them.
+private final class Receiver: TaskExecutor, @unchecked Sendable {
+    let socket: Int32
+    let count: Int
+    /// The thread's CPU time over the run, in microseconds, once every value was taken.
+    let finished = OneShot<Double>()
+    /// The sum of every value's first byte: the values were really read.
+    private(set) var checksum = 0
+    private var received = 0
+    private let jobs = PosixMutex<[UnownedJob]>([])
+    private var running: [UnownedJob] = []
+    private let wakePipe: (read: Int32, write: Int32)
+    private let buffer = FloorBuffer()
+    private var loopThread: pthread_t?
+
+    init(socket: Int32, count: Int) {
+        self.socket = socket
+        self.count = count
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        wakePipe = (fds[0], fds[1])
+        _ = fcntl(wakePipe.read, F_SETFL, O_NONBLOCK)
+    }
+
+    deinit {
+        close(wakePipe.read)
+        close(wakePipe.write)
+    }
+
+    func start(mode: DatagramFloor.Mode) {
+        let ready = OneShot<Void>()
+        Thread { [self] in
+            loopThread = pthread_self()
+            ready.set(())
+            let start = threadMicroseconds()
+            switch mode {
+            case .blocking: runBlocking()
+            case .callback: runLoop { [self] value in take(value) }
+            case .async, .asyncUncancellable: runLoop { [buffer] value in buffer.yield(value) }
+            }
+            finished.set(threadMicroseconds() - start)
+        }.start()
+        ready.wait()
+        guard mode == .async || mode == .asyncUncancellable else { return }
+        let values = FloorValues(buffer: buffer, cancellable: mode == .async)
+        Task(executorPreference: self) { [self] in
+            for await value in values {
+                take(value)
+                if received == count { break }
+            }
+        }
+    }
+
+    private func take(_ value: Data) {
+        received += 1
+        checksum &+= Int(value[value.startIndex])
+    }
+
+    private func runBlocking() {
+        var datagram = [UInt8](repeating: 0, count: 4_096)
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        while received < count {
+            _ = poll(&descriptor, 1, -1)
+            while true {
+                let length = recv(socket, &datagram, datagram.count, Int32(MSG_DONTWAIT))
+                if length <= 0 { break }
+                received += 1
+                checksum &+= Int(datagram[0])
+            }
+        }
+    }
+
+    private func runLoop(_ deliver: (Data) -> Void) {
+        var datagram = [UInt8](repeating: 0, count: 4_096)
+        var descriptors = [
+            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
+        ]
+        drainJobs()
+        while received < count {
+            _ = poll(&descriptors, 2, -1)
+            if descriptors[1].revents != 0 {
+                var drained: UInt8 = 0
+                while read(wakePipe.read, &drained, 1) > 0 {}
+            }
+            datagram.withUnsafeMutableBytes { bytes in
+                while true {
+                    let length = recv(socket, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT))
+                    if length <= 0 { break }
+                    deliver(Data(UnsafeRawBufferPointer(rebasing: bytes[..<length])))
+                }
+            }
+            drainJobs()
+        }
+    }
+
+    private func drainJobs() {
+        jobs.withLock { swap(&$0, &running) }
+        for job in running { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        running.removeAll(keepingCapacity: true)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        if let loopThread, pthread_equal(loopThread, pthread_self()) != 0 { return }
+        var one: UInt8 = 1
+        _ = write(wakePipe.write, &one, 1)
+    }
+
+    private func threadMicroseconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD, which Glibc's module leaves out
+        let user = Double(usage.ru_utime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec)
+        return user + Double(usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_stime.tv_usec)
+    }
+}
+
+/// Values from the receiving thread to one waiting consumer: one lock, one continuation.
+private final class FloorBuffer: Sendable {
+    private struct State {
+        var values: [Data] = []
+        var head = 0
+        var waiter: UnsafeContinuation<Data?, Never>?
+        var ended = false
+
+        mutating func popFirst() -> Data? {
+            guard head < values.count else { return nil }
+            defer {
+                head += 1
+                if head == values.count {
+                    values.removeAll(keepingCapacity: true)
+                    head = 0
+                }
+            }
+            return values[head]
+        }
+    }
+
+    private let state = PosixMutex(State())
+
+    func yield(_ value: Data) {
+        let waiter = state.withLock { state -> UnsafeContinuation<Data?, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.values.append(value)
+            return nil
+        }
+        waiter?.resume(returning: value)
+    }
+
+    func terminate() {
+        let waiter = state.withLock { state -> UnsafeContinuation<Data?, Never>? in
+            state.ended = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    nonisolated(nonsending) func next(cancellable: Bool) async -> Data? {
+        let ready = state.withLock { state -> Data?? in
+            if let value = state.popFirst() { return .some(value) }
+            return state.ended ? .some(nil) : nil
+        }
+        if let ready { return ready }
+        guard cancellable else { return await withUnsafeContinuation { park($0) } }
+        return await _unsafeInheritExecutor_withTaskCancellationHandler {
+            await withUnsafeContinuation { park($0) }
+        } onCancel: {
+            terminate()
+        }
+    }
+
+    private func park(_ waiter: UnsafeContinuation<Data?, Never>) {
+        let now = state.withLock { state -> Data?? in
+            if let value = state.popFirst() { return .some(value) }
+            if state.ended { return .some(nil) }
+            state.waiter = waiter
+            return nil
+        }
+        if let now { waiter.resume(returning: now) }
+    }
+}
+
+private struct FloorValues: AsyncSequence, Sendable {
+    let buffer: FloorBuffer
+    let cancellable: Bool
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let buffer: FloorBuffer
+        let cancellable: Bool
+
+        mutating func next() async -> Data? { await buffer.next(cancellable: cancellable) }
+
+        nonisolated(nonsending) mutating func next(isolation actor: (any Actor)?) async -> Data? {
+            await buffer.next(cancellable: cancellable)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer, cancellable: cancellable) }
+}
+
+/// A value set once by one thread and waited for by another.
+private final class OneShot<Value: Sendable>: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let value = PosixMutex<Value?>(nil)
+
+    func set(_ value: Value) {
+        self.value.withLock { $0 = value }
+        semaphore.signal()
+    }
+
+    func wait() -> Value {
+        while true {
+            semaphore.wait()
+            if let value = value.withLock({ $0 }) { return value }
+        }
+    }
+}
