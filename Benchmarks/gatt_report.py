@@ -7,16 +7,18 @@ reported whether met or not. Results without the minimum role (before issue 19) 
 
 import math
 
-ROLES = ("floor", "swift", "bleak", "minimum")
+ROLES = ("floor", "swift", "bleak", "minimum", "runtime")
 LABEL = {"floor": "A floor (same-work C)", "swift": "B swift-ble", "bleak": "C bleak",
-         "minimum": "M minimum (lean C)"}
+         "minimum": "M minimum (lean C)", "runtime": "R swift-runtime"}
 DESCRIPTION = {
     "floor": "same-work C floor (every org.bluez signal received and parsed, a characteristic mirror)",
     "swift": "swift-ble, the public BLE API",
     "bleak": "bleak from PyPI",
     "minimum": "lean C floor (today's floor: its device's Device1 changes only)",
+    "runtime": "the AcquireNotify cases without swift-ble: the same socket and consumer, each value a `Data` "
+               "handed to a `for await` loop on the receiving thread (the least a Swift async receiver costs)",
 }
-RATIO_COLUMNS = (("floor", "B/A"), ("bleak", "B/C"), ("minimum", "B/M"))  # swift/other
+RATIO_COLUMNS = (("floor", "B/A"), ("bleak", "B/C"), ("minimum", "B/M"), ("runtime", "B/R"))  # swift/other
 # "read, write, write without response, notifications and scan": every notification case (burst and
 # paced, D-Bus and AcquireNotify) and both scans, whether met or not.
 CPU_CASES = ("read-20", "read-512", "write-20", "write-512", "wcmd-20", "wcmd-20-w16", "notify-dbus-burst-20",
@@ -158,7 +160,8 @@ def cell(summary, role, key, fmt):
 
 def case_table(summary):
     roles = roles_of(summary)
-    columns = [label for _, label in RATIO_COLUMNS]
+    ratio_columns = [(other, label) for other, label in RATIO_COLUMNS if other in summary["roles"]]
+    columns = [label for _, label in ratio_columns]
     lines = [f"### {summary['case']} (per {summary['unit']})", "",
              f"| metric | {' | '.join(LABEL[r] for r in roles)} | {' | '.join(columns)} |",
              "|---" * (1 + len(roles) + len(columns)) + "|"]
@@ -167,7 +170,7 @@ def case_table(summary):
         if all(c == "–" for c in cells):
             continue
         ratios = [fx(ratio(summary, f"swift/{other} {key}")) if f"swift/{other} {key}" in summary["ratios"] else ""
-                  for other, _ in RATIO_COLUMNS]
+                  for other, _ in ratio_columns]
         lines.append(f"| {label} | {' | '.join(cells)} | {' | '.join(ratios)} |")
     failed = {r: summary["roles"][r]["runs_failed"] for r in roles if summary["roles"][r]["runs_failed"]}
     if failed:
@@ -198,6 +201,23 @@ def commit(meta):
     return f"commit {git['commit']}" + (" with uncommitted changes" if git.get("dirty") else "")
 
 
+def runtime_section(summaries):
+    """Where the runtime role ran: how much of swift-ble's cost over the floor any Swift `for await`
+    receiver of `Data` pays, and how much is swift-ble's own."""
+    rows = [s for s in summaries if "runtime" in s["roles"]]
+    if not rows:
+        return []
+    lines = ["## What any Swift async receiver pays (R: the AcquireNotify cases without swift-ble)", "",
+             "Client CPU per value, the median of per-round ratios: R/A is what the language's `for await` over "
+             "`Data` costs against C, with nothing of swift-ble; B/R is what swift-ble adds to that.", "",
+             "| case | R/A swift-runtime / floor | B/A swift-ble / floor | B/R swift-ble / swift-runtime |",
+             "|---|---|---|---|"]
+    for s in rows:
+        lines.append(f"| {s['case']} | {fx(ratio(s, 'runtime/floor cpu_us_per_op'))} | "
+                     f"{fx(ratio(s, 'swift/floor cpu_us_per_op'))} | {fx(ratio(s, 'swift/runtime cpu_us_per_op'))} |")
+    return lines + [""]
+
+
 def render_markdown(meta, summaries):
     roles = [r for r in ROLES if r in meta["commands"]]
     lines = [
@@ -210,8 +230,9 @@ def render_markdown(meta, summaries):
         *(f"* {LABEL[r]}: {DESCRIPTION[r]}, `{meta['commands'][r]}`" for r in roles),
         "* One private dbus-daemon with the system bus's limits; ble-sim (release) on it, one per scenario "
         "group (gatt-5x4, beacon crowds of 1,000 and 10,000, 100 peripherals with the 5 × 4 tree).",
-        "* Cells: min / **median** / max over rounds. B/A, B/C and B/M: swift-ble/same-work floor, "
-        "swift-ble/bleak and swift-ble/minimum per round, median over rounds. Client CPU and context "
+        "* Cells: min / **median** / max over rounds. B/A, B/C, B/M and B/R: swift-ble/same-work floor, "
+        "swift-ble/bleak, swift-ble/minimum and swift-ble/swift-runtime per round, median over rounds. "
+        "Client CPU and context "
         "switches (all: voluntary + involuntary, what perf's context-switches counts; and voluntary "
         "alone: the client blocked or handed work to another thread, where involuntary ones are "
         "preemptions that the machine's load brings) are each client's getrusage over its measured phase; "
@@ -229,6 +250,7 @@ def render_markdown(meta, summaries):
         "|---|---|---|---|",
         *(f"| {g} | {c} | {m} | {s} |" for g, c, m, s in goal_rows(summaries)),
         "",
+        *runtime_section(summaries),
         "## Cases",
         "",
         "Arguments per case (see Benchmarks/floor/gatt_floor.c): "
@@ -245,12 +267,12 @@ def render_markdown(meta, summaries):
 
 def render_svg(meta, summaries):
     """Two panels of horizontal bars on a log scale: client CPU/op and p50 latency of swift-ble,
-    bleak and the minimum relative to the same-work floor (ratio of medians), per case, with the
+    bleak, the minimum and (AcquireNotify cases) swift-runtime relative to the same-work floor (ratio of medians), per case, with the
     goal lines."""
     panels = [("client CPU per operation, relative to the same-work C floor", "cpu_us_per_op", 1.5),
               ("p50 latency, relative to the same-work C floor", "lat_p50_us", 1.2)]
     rows = [s for s in summaries if med(s, "floor", "cpu_us_per_op")]
-    colors = {"swift": "#1b7f79", "bleak": "#e07b22", "minimum": "#8c8c8c"}
+    colors = {"swift": "#1b7f79", "bleak": "#e07b22", "minimum": "#8c8c8c", "runtime": "#6a3d9a"}
     shown = [r for r in colors if any(r in s["roles"] for s in rows)]
     left, width, bar, gap = 190, 560, 9, 8
     lo, hi = math.log2(0.25), math.log2(32)

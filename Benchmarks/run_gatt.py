@@ -11,6 +11,10 @@ C M A B, ...):
     B = swift     `ble-bench gatt` (the public BLE API)
     C = bleak     Benchmarks/bleak_bench.py (bleak from PyPI)
     M = minimum   the floor with --lean: issue 8's floor, its device's Device1 changes only
+    R = runtime   the AcquireNotify cases only: `ble-bench gatt notify async`, the same socket and
+                  consumer without swift-ble (Benchmarks/ble-bench/DatagramFloor.swift): each value a
+                  `Data` handed to a `for await` loop on the receiving thread, through a one-lock
+                  buffer; the least a Swift async receiver of these values costs
 
 All take the same arguments and print one JSON line (keys: see gatt_floor.c). Around each run the
 runner reads the dbus-daemon's and ble-sim's CPU from /proc/PID/stat (10 ms ticks, whole run
@@ -22,7 +26,8 @@ client runs with wake_probe.so (built beside the floor by build.sh) preloaded, a
 median time a connection spent after its last wake-up (after_wake_p50_us: its own work on the way
 out, the rest of its latency being the wait for the daemon) and its wake-ups (wake_ups_p50); without
 the library the two are left out. Ratios swift/floor,
-swift/bleak and swift/minimum are computed per round (pair by pair) and summarised by their median;
+swift/bleak, swift/minimum, swift/runtime and runtime/floor are computed per round (pair by pair)
+and summarised by their median;
 the memory case's lat_at and cpu_at (per count N) by their median over rounds.
 
 Writes OUT/gatt.json (every run, the summary, the commit measured), OUT/gatt.md (goals, then one
@@ -56,7 +61,10 @@ from run_dbus_calls import CONFIG_TEMPLATE, BenchError, cpu_seconds, log, read_l
 from gatt_report import render_markdown, render_svg
 
 HERE = Path(__file__).resolve().parent
-ROLES = ("floor", "swift", "bleak", "minimum")
+ROLES = ("floor", "swift", "bleak", "minimum", "runtime")
+# The cases the runtime role runs, and the receiver it runs them with (for `acquire`).
+RUNTIME_CASES = ("notify-acquire-burst-20", "notify-acquire-paced-20")
+RUNTIME_RECEIVER = "async"
 
 # name -> (scenario group, arguments full, arguments quick, unit of an op)
 CASES = {
@@ -93,7 +101,8 @@ METRICS = ("ops_per_s", "cpu_us_per_op", "cs_per_op", "vcs_per_op", "lat_p50_us"
            "lost", "peak_rss_kb", "daemon_cpu_us_per_op", "sim_cpu_us_per_op", "process_cpu_s",
            "kib_per_peripheral", "gmo_calls", "gmo_per_op", "after_wake_p50_us", "wake_ups_p50")
 RATIO_METRICS = ("cpu_us_per_op", "lat_p50_us", "ops_per_s", "cs_per_op", "vcs_per_op", "after_wake_p50_us")
-RATIO_OTHERS = ("floor", "bleak", "minimum")  # swift/other
+RATIO_OTHERS = ("floor", "bleak", "minimum", "runtime")  # swift/other
+RATIO_PAIRS = (("runtime", "floor"),)  # other/other
 GMO_CASES = ("connect", "memory")  # the cases whose GetManagedObjects calls are counted
 WAKE_PROBE_CASES = ("connect",)  # the cases run with wake_probe.so preloaded
 AT_KEYS = ("lat_at", "cpu_at")  # memory: per count N, µs
@@ -348,6 +357,8 @@ def summarize(case, runs):
     mine = [r for r in runs if r["case_name"] == case]
     summary = {"case": case, "unit": CASES[case][3], "roles": {}, "ratios": {}}
     for role in ROLES:
+        if not any(r["role"] == role for r in mine):
+            continue
         ok = [r for r in mine if r["role"] == role and r["ok"]]
         summary["roles"][role] = {
             "runs_ok": len(ok), "runs_failed": sum(1 for r in mine if r["role"] == role and not r["ok"]),
@@ -362,11 +373,13 @@ def summarize(case, runs):
     for r in mine:
         if r["ok"]:
             by_round.setdefault(r["round"], {})[r["role"]] = r
-    for other in RATIO_OTHERS:
+    for mine_role, other in [("swift", o) for o in RATIO_OTHERS] + list(RATIO_PAIRS):
+        if other not in summary["roles"] or mine_role not in summary["roles"]:
+            continue
         for metric in RATIO_METRICS:
-            ratios = [pair["swift"][metric] / pair[other][metric] for _, pair in sorted(by_round.items())
-                      if "swift" in pair and other in pair and pair[other].get(metric)]
-            summary["ratios"][f"swift/{other} {metric}"] = {
+            ratios = [pair[mine_role][metric] / pair[other][metric] for _, pair in sorted(by_round.items())
+                      if mine_role in pair and other in pair and pair[other].get(metric)]
+            summary["ratios"][f"{mine_role}/{other} {metric}"] = {
                 "pairs": ratios, "median": statistics.median(ratios) if ratios else None}
     return summary
 
@@ -411,7 +424,7 @@ def main():
         log(f"no {probe}: the connect case runs without the wake-up probe")
         probe = None
     commands = {"floor": floor, "swift": shlex.split(args.swift), "bleak": shlex.split(args.bleak),
-                "minimum": floor[:1] + ["--lean"] + floor[1:]}
+                "minimum": floor[:1] + ["--lean"] + floor[1:], "runtime": shlex.split(args.swift)}
     meta = {
         "started_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(), "cpus": os.cpu_count(), "kernel": platform.release(),
@@ -432,11 +445,16 @@ def main():
                 order = ROLES[rnd % len(ROLES):] + ROLES[:rnd % len(ROLES)]
                 for case in (c for c in cases if CASES[c][0] == group):
                     for role in order:
+                        if role == "runtime" and case not in RUNTIME_CASES:
+                            continue
                         if group.startswith("beacons") and (rnd, role) != (0, order[0]):
                             # A fresh simulator per scan: after StopDiscovery a crowd of 10,000 leaves
                             # ble-sim busy for minutes (it stopped answering in our first runs).
                             bus.start_sim(scenario)
-                        command = commands[role] + CASES[case][2 if args.quick else 1]
+                        arguments = CASES[case][2 if args.quick else 1]
+                        if role == "runtime":
+                            arguments = [RUNTIME_RECEIVER if a == "acquire" else a for a in arguments]
+                        command = commands[role] + arguments
                         record = {"round": rnd, "case_name": case, "role": role}
                         record.update(run_one(bus, command, case, args.timeout, probe))
                         runs.append(record)

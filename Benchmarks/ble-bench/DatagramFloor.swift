@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Glibc
+import Synchronization
 
 /// What a datagram costs the thread that receives it, in Swift, layer by layer, with none of
 /// swift-ble's code: the least that an AcquireNotify value delivered as `Data` to a `for await`
@@ -26,7 +27,14 @@ enum DatagramFloor {
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0 else {
             return #"{"error":"socketpair failed"}"#
         }
-        let receiver = Receiver(socket: pair[0], count: count)
+        let tally = PosixMutex((received: 0, checksum: 0))
+        let receiver = DatagramReceiver(socket: pair[0], blockingCount: count) { value in
+            tally.withLock { tally in
+                tally.received += 1
+                tally.checksum &+= Int(value[value.startIndex])
+                return tally.received == count
+            }
+        }
         receiver.start(mode: mode)
         let output = pair[1]
         let sender = Thread { send(on: output, count: count, intervalMicroseconds: intervalMicroseconds) }
@@ -34,9 +42,10 @@ enum DatagramFloor {
         let cpu = receiver.finished.wait()
         close(pair[0])
         close(pair[1])
+        let checksum = mode == .blocking ? receiver.blockingChecksum : tally.withLock { $0.checksum }
         return String(
             format: #"{"impl":"swift-runtime","case":"%@","n":%d,"cpu_us_per_op":%.3f,"checksum":%d}"#,
-            mode.rawValue, count, cpu / Double(count), receiver.checksum)
+            mode.rawValue, count, cpu / Double(count), checksum)
     }
 
     /// One 20-byte datagram every `intervalMicroseconds`, on absolute deadlines (no drift).
@@ -59,24 +68,28 @@ enum DatagramFloor {
 
 /// The receiving thread: a poll loop over the socket and a wake-up pipe, and the executor
 /// whose jobs it runs between polls. Its mutable state is the loop thread's alone (the consumer
-/// task runs there too); the run's figures are read after `finished`, which orders them.
-private final class Receiver: TaskExecutor, @unchecked Sendable {
-    let socket: Int32
-    let count: Int
-    /// The thread's CPU time over the run, in microseconds, once every value was taken.
+/// task runs there too); `finished` orders what it leaves for other threads.
+final class DatagramReceiver: TaskExecutor, @unchecked Sendable {
+    /// The receiving thread's CPU time over its loop, in microseconds.
     let finished = OneShot<Double>()
-    /// The sum of every value's first byte: the values were really read.
-    private(set) var checksum = 0
-    private var received = 0
+    /// `blocking` reads bytes, not values: how many it reads and the sum of their first bytes.
+    private let blockingCount: Int
+    private(set) var blockingChecksum = 0
+    private let socket: Int32
+    /// The consumer of each value; true once it wants no more.
+    private let take: @Sendable (Data) -> Bool
+    private var done = false
+    private let stopRequested = StopRequest()
     private let jobs = PosixMutex<[UnownedJob]>([])
     private var running: [UnownedJob] = []
     private let wakePipe: (read: Int32, write: Int32)
     private let buffer = FloorBuffer()
     private var loopThread: pthread_t?
 
-    init(socket: Int32, count: Int) {
+    init(socket: Int32, blockingCount: Int = 0, take: @escaping @Sendable (Data) -> Bool) {
         self.socket = socket
-        self.count = count
+        self.blockingCount = blockingCount
+        self.take = take
         var fds: [Int32] = [0, 0]
         pipe(&fds)
         wakePipe = (fds[0], fds[1])
@@ -89,44 +102,43 @@ private final class Receiver: TaskExecutor, @unchecked Sendable {
     }
 
     func start(mode: DatagramFloor.Mode) {
-        let ready = OneShot<Void>()
+        let ready = OneShot<Bool>()
         Thread { [self] in
             loopThread = pthread_self()
-            ready.set(())
+            ready.set(true)
             let start = threadMicroseconds()
             switch mode {
             case .blocking: runBlocking()
-            case .callback: runLoop { [self] value in take(value) }
+            case .callback: runLoop { [self] value in done = take(value) }
             case .async, .asyncUncancellable: runLoop { [buffer] value in buffer.yield(value) }
             }
             finished.set(threadMicroseconds() - start)
         }.start()
-        ready.wait()
+        _ = ready.wait()
         guard mode == .async || mode == .asyncUncancellable else { return }
         let values = FloorValues(buffer: buffer, cancellable: mode == .async)
         Task(executorPreference: self) { [self] in
-            for await value in values {
-                take(value)
-                if received == count { break }
+            for await value in values where take(value) {
+                done = true
+                break
             }
         }
     }
 
-    private func take(_ value: Data) {
-        received += 1
-        checksum &+= Int(value[value.startIndex])
-    }
+    /// Ends the loop within a tenth of a second (its poll's timeout), values or not.
+    func stop() { stopRequested.set() }
 
     private func runBlocking() {
         var datagram = [UInt8](repeating: 0, count: 4_096)
         var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        while received < count {
-            _ = poll(&descriptor, 1, -1)
+        var received = 0
+        while received < blockingCount && !stopRequested.isSet {
+            _ = poll(&descriptor, 1, 100)
             while true {
                 let length = recv(socket, &datagram, datagram.count, Int32(MSG_DONTWAIT))
                 if length <= 0 { break }
                 received += 1
-                checksum &+= Int(datagram[0])
+                blockingChecksum &+= Int(datagram[0])
             }
         }
     }
@@ -138,8 +150,8 @@ private final class Receiver: TaskExecutor, @unchecked Sendable {
             pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
         ]
         drainJobs()
-        while received < count {
-            _ = poll(&descriptors, 2, -1)
+        while !done && !stopRequested.isSet {
+            _ = poll(&descriptors, 2, 100)
             if descriptors[1].revents != 0 {
                 var drained: UInt8 = 0
                 while read(wakePipe.read, &drained, 1) > 0 {}
@@ -153,6 +165,9 @@ private final class Receiver: TaskExecutor, @unchecked Sendable {
             }
             drainJobs()
         }
+        // A consumer still waiting (stopped before its last value) ends with the buffer.
+        buffer.terminate()
+        drainJobs()
     }
 
     private func drainJobs() {
@@ -175,6 +190,13 @@ private final class Receiver: TaskExecutor, @unchecked Sendable {
         let user = Double(usage.ru_utime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec)
         return user + Double(usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_stime.tv_usec)
     }
+}
+
+/// A flag one thread sets and another polls: an atomic load per turn, no lock.
+private final class StopRequest: Sendable {
+    private let flag = Atomic(false)
+    func set() { flag.store(true, ordering: .relaxed) }
+    var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// Values from the receiving thread to one waiting consumer: one lock, one continuation.
@@ -265,7 +287,7 @@ private struct FloorValues: AsyncSequence, Sendable {
 }
 
 /// A value set once by one thread and waited for by another.
-private final class OneShot<Value: Sendable>: Sendable {
+final class OneShot<Value: Sendable>: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private let value = PosixMutex<Value?>(nil)
 

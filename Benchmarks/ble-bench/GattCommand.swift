@@ -7,6 +7,7 @@ enum GattCommand {
                ble-bench gatt read|write SIZE N WARMUP
                ble-bench gatt wcmd SIZE N WARMUP WINDOW
                ble-bench gatt notify dbus|acquire N INTERVAL_US SIZE
+               ble-bench gatt notify callback|async N INTERVAL_US SIZE   (AcquireNotify without swift-ble)
                ble-bench gatt scan N
                ble-bench gatt memory N1,N2,...
         """
@@ -26,6 +27,12 @@ enum GattCommand {
         case ("notify", 5) where ["dbus", "acquire"].contains(arguments[1]) && numbers.count == 3:
             return try await GattBenchmarks.notify(
                 acquired: arguments[1] == "acquire", count: numbers[0], interval: numbers[1], size: numbers[2])
+        case ("notify", 5) where numbers.count == 3:
+            guard let mode = DatagramFloor.Mode(rawValue: arguments[1]), mode != .blocking else {
+                throw BenchFailure(description: usage)
+            }
+            return try await GattBenchmarks.notifyWithoutSDK(
+                mode: mode, count: numbers[0], interval: numbers[1], size: numbers[2])
         case ("scan", 2) where numbers.count == 1:
             return try await GattBenchmarks.scan(count: numbers[0])
         case ("memory", 2):

@@ -21,13 +21,15 @@ struct GattPhase {
     }
 
     /// The JSON line: `ops` is what rates and CPU are per; `wall` defaults to the phase's.
-    func json(case name: String, ops: Int, wall: Double? = nil, extra: [(String, String)] = []) -> String {
+    func json(
+        case name: String, ops: Int, wall: Double? = nil, extra: [(String, String)] = [], impl: String = "swift-ble"
+    ) -> String {
         let seconds = wall ?? Double(wallEnd - wallStart) / 1e9
         let sorted = latencies.sorted()
         func microseconds(_ rank: Int) -> Double { sorted.isEmpty ? 0 : Double(sorted[rank]) / 1e3 }
         let p99Rank = max(1, Int((0.99 * Double(sorted.count)).rounded(.up))) - 1
         let fields: [(String, String)] = [
-            ("impl", "\"swift-ble\""), ("case", "\"\(name)\""), ("n", "\(ops)"), ("wall_s", format(seconds)),
+            ("impl", "\"\(impl)\""), ("case", "\"\(name)\""), ("n", "\(ops)"), ("wall_s", format(seconds)),
             ("ops_per_s", format(seconds > 0 ? Double(ops) / seconds : 0)),
             ("cpu_us_per_op", format(ops > 0 ? Double(cpuEnd - cpuStart) / 1e3 / Double(ops) : 0)),
             ("cs_per_op", format(ops > 0 ? Double(switchesEnd.all - switchesStart.all) / Double(ops) : 0)),

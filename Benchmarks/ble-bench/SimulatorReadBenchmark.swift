@@ -14,19 +14,35 @@ struct SimulatorReadBenchmark {
 
     /// Finds the first device, connects, and returns the path of a readable characteristic.
     func prepare() async throws -> ObjectPath {
+        try await prepare { characteristic in
+            guard case .array(_, let flags)? = characteristic["Flags"] else { return false }
+            return flags.contains(.string("read"))
+        }
+    }
+
+    /// Finds the first device, connects, and returns the path of its first characteristic (in
+    /// path order) whose `GattCharacteristic1` properties `matches` accepts.
+    func prepare(characteristic matches: ([String: DBusValue]) -> Bool) async throws -> ObjectPath {
         let adapter = try ObjectPath("/org/bluez/hci0")
         let added = try await connection.signals(
             matchingAny: [MatchRule(sender: BlueZService.busName, interface: .objectManager)], buffering: .unbounded)
         _ = try await connection.call(
             destination: BlueZService.busName, path: adapter, interface: BlueZInterface.adapter1,
             member: BlueZMethod.startDiscovery)
-        var device: ObjectPath?
-        for await message in added {
-            guard message.member?.rawValue == "InterfacesAdded", case .objectPath(let path)? = message.body.first,
-                path.elements.count == 4
-            else { continue }
-            device = path
-            break
+        // A device bluetoothd knows already (an earlier client found it) is not added again.
+        let known = try await connection.call(
+            destination: BlueZService.busName, path: .root, interface: .objectManager,
+            member: BlueZMethod.getManagedObjects)
+        let objects: [ObjectPath: [String: [String: DBusValue]]] = try known.argument(0)
+        var device = objects.keys.sorted().first { objects[$0]?["org.bluez.Device1"] != nil }
+        if device == nil {
+            for await message in added {
+                guard message.member?.rawValue == "InterfacesAdded", case .objectPath(let path)? = message.body.first,
+                    path.elements.count == 4
+                else { continue }
+                device = path
+                break
+            }
         }
         guard let device else { throw DBusError(.invalidValue, message: "no device appeared") }
         _ = try await connection.call(
@@ -40,17 +56,16 @@ struct SimulatorReadBenchmark {
                 destination: BlueZService.busName, path: .root, interface: .objectManager,
                 member: BlueZMethod.getManagedObjects)
             let objects: [ObjectPath: [String: [String: DBusValue]]] = try reply.argument(0)
-            let readable = objects.keys.sorted().first { path in
+            let found = objects.keys.sorted().first { path in
                 guard path.isDescendant(of: device),
-                    let characteristic = objects[path]?["org.bluez.GattCharacteristic1"],
-                    case .array(_, let flags)? = characteristic["Flags"]
+                    let characteristic = objects[path]?["org.bluez.GattCharacteristic1"]
                 else { return false }
-                return flags.contains(.string("read"))
+                return matches(characteristic)
             }
-            if let readable { return readable }
+            if let found { return found }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw DBusError(.invalidValue, message: "no readable characteristic")
+        throw DBusError(.invalidValue, message: "no such characteristic")
     }
 
     /// `server`, when given, is a service and characteristic path to read straight away (the
