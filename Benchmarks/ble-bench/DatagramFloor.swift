@@ -81,7 +81,6 @@ final class DatagramReceiver: TaskExecutor, @unchecked Sendable {
     private var done = false
     private let stopRequested = StopRequest()
     private let jobs = PosixMutex<[UnownedJob]>([])
-    private var running: [UnownedJob] = []
     private let wakePipe: (read: Int32, write: Int32)
     private let buffer = FloorBuffer()
     private var loopThread: pthread_t?
@@ -144,12 +143,15 @@ final class DatagramReceiver: TaskExecutor, @unchecked Sendable {
     }
 
     private func runLoop(_ deliver: (Data) -> Void) {
+        // Locals, not properties: a class's stored `var` is checked for exclusive access at run
+        // time on every use, which the loop would pay per value.
+        var running: [UnownedJob] = []
         var datagram = [UInt8](repeating: 0, count: 4_096)
         var descriptors = [
             pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
         ]
-        drainJobs()
+        drainJobs(&running)
         while !done && !stopRequested.isSet {
             _ = poll(&descriptors, 2, 100)
             if descriptors[1].revents != 0 {
@@ -157,20 +159,22 @@ final class DatagramReceiver: TaskExecutor, @unchecked Sendable {
                 while read(wakePipe.read, &drained, 1) > 0 {}
             }
             datagram.withUnsafeMutableBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
                 while true {
-                    let length = recv(socket, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT))
+                    let length = recv(socket, base, bytes.count, Int32(MSG_DONTWAIT))
                     if length <= 0 { break }
-                    deliver(Data(UnsafeRawBufferPointer(rebasing: bytes[..<length])))
+                    deliver(Data(bytes: base, count: length))
                 }
             }
-            drainJobs()
+            drainJobs(&running)
         }
         // A consumer still waiting (stopped before its last value) ends with the buffer.
         buffer.terminate()
-        drainJobs()
+        drainJobs(&running)
     }
 
-    private func drainJobs() {
+    /// Runs the queued jobs, swapped into `running` (kept by the caller, so its storage is reused).
+    private func drainJobs(_ running: inout [UnownedJob]) {
         jobs.withLock { swap(&$0, &running) }
         for job in running { job.runSynchronously(on: asUnownedTaskExecutor()) }
         running.removeAll(keepingCapacity: true)
