@@ -67,7 +67,8 @@ enum DatagramFloor {
 }
 
 /// The receiving thread: a poll loop over the socket and a wake-up pipe, and the executor
-/// whose jobs it runs between polls. Its mutable state is the loop thread's alone (the consumer
+/// whose jobs it runs between polls. It reads the socket pair of ``DatagramFloor`` and, in
+/// `ble-bench gatt notify callback|async`, ble-sim's AcquireNotify socket. Its mutable state is the loop thread's alone (the consumer
 /// task runs there too); `finished` orders what it leaves for other threads.
 final class DatagramReceiver: TaskExecutor, @unchecked Sendable {
     /// The receiving thread's CPU time over its loop, in microseconds.

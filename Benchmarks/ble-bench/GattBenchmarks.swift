@@ -147,22 +147,7 @@ enum GattBenchmarks {
                 address: address, characteristic: GattFixture.notifyText, count: count, intervalMicroseconds: interval,
                 size: size)
         }
-        var idleSince = Meter.monotonicNanoseconds()
-        var seen = 0
-        // Wakes only to notice the end or 2 s without a value: a wait that woke every few
-        // milliseconds cost the measured phase wake-ups of its own (about 4 us per paced
-        // notification), where the floor's wait wakes only for messages.
-        while true {
-            try await Task.sleep(for: .milliseconds(250))
-            let (distinct, done) = tally.withLock { ($0.distinct, $0.distinct == count) }
-            if done { break }
-            if distinct != seen {
-                seen = distinct
-                idleSince = Meter.monotonicNanoseconds()
-            } else if Meter.monotonicNanoseconds() - idleSince > 2_000_000_000 {
-                break
-            }
-        }
+        try await waitForValues(tally)
         receiver.cancel()
         phase.stop()
         try await run.value
@@ -177,6 +162,26 @@ enum GattBenchmarks {
                 ("sent", "\(count)"), ("lost", "\(count - result.distinct)"), ("interval_us", "\(interval)"),
                 ("size", "\(size)"), ("dropped", "\(sequence.droppedCount)"),
             ])
+    }
+
+    /// Returns once every value of the run has arrived, or after 2 s without a new one. Wakes
+    /// only to notice either: a wait that woke every few milliseconds cost the measured phase
+    /// wake-ups of its own (about 4 us per paced notification), where the floor's wait wakes
+    /// only for messages.
+    static func waitForValues(_ tally: borrowing PosixMutex<NotificationTally>) async throws {
+        var idleSince = Meter.monotonicNanoseconds()
+        var seen = 0
+        while true {
+            try await Task.sleep(for: .milliseconds(250))
+            let (distinct, done) = tally.withLock { ($0.distinct, $0.distinct == $0.seen.count) }
+            if done { return }
+            if distinct != seen {
+                seen = distinct
+                idleSince = Meter.monotonicNanoseconds()
+            } else if Meter.monotonicNanoseconds() - idleSince > 2_000_000_000 {
+                return
+            }
+        }
     }
 
     /// Scan until `count` distinct advertisers were reported.

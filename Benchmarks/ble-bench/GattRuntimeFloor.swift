@@ -33,20 +33,7 @@ extension GattBenchmarks {
                 address: GattFixture.address(1), characteristic: GattFixture.notifyText, count: count,
                 intervalMicroseconds: interval, size: size)
         }
-        var idleSince = Meter.monotonicNanoseconds()
-        var seen = 0
-        // As in the swift-ble case: wakes only to notice the end or 2 s without a value.
-        while true {
-            try await Task.sleep(for: .milliseconds(250))
-            let (distinct, done) = tally.withLock { ($0.distinct, $0.distinct == count) }
-            if done { break }
-            if distinct != seen {
-                seen = distinct
-                idleSince = Meter.monotonicNanoseconds()
-            } else if Meter.monotonicNanoseconds() - idleSince > 2_000_000_000 {
-                break
-            }
-        }
+        try await waitForValues(tally)
         receiver.stop()
         _ = receiver.finished.wait()
         phase.stop()
