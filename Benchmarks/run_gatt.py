@@ -3,8 +3,8 @@
 
 Starts one private dbus-daemon with the system bus's limits (Benchmarks/bus/system-limits.conf.in)
 and, per scenario group, one ble-sim on it (per run for the scan groups). Then, per round, per case,
-it runs the four clients one after the other, the order rotating each round (A B C M, B C M A,
-C M A B, ...):
+it runs the clients one after the other (R only in the AcquireNotify cases), the order rotating
+each round (A B C M R, B C M R A, C M R A B, ...):
 
     A = floor     Benchmarks/floor/gatt_floor.c, same work: every org.bluez signal received and
                   parsed, a characteristic mirror (libdbus; the targets of issue 19 are against it)
