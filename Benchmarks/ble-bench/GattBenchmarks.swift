@@ -152,16 +152,29 @@ enum GattBenchmarks {
         phase.stop()
         try await run.value
         try await peripheral.disconnect()
+        return notificationReport(
+            phase, tally, transport: acquired ? "acquire" : "dbus", interval: interval, size: size,
+            extra: [("dropped", "\(sequence.droppedCount)")])
+    }
+
+    /// The JSON line of a notification run: values counted once each, the wall time up to the
+    /// last one, what was lost of those sent.
+    static func notificationReport(
+        _ phase: GattPhase, _ tally: borrowing PosixMutex<NotificationTally>, transport: String, interval: Int,
+        size: Int, extra: [(String, String)], impl: String = "swift-ble"
+    ) -> String {
+        var phase = phase
         let result = tally.withLock { $0 }
         phase.latencies = result.latencies
         let wall = result.distinct > 0 ? Double(result.last - phase.wallStart) / 1e9 : nil
-        let name = "notify-\(acquired ? "acquire" : "dbus")-\(interval == 0 ? "burst" : "paced")-\(size)"
+        let sent = result.seen.count
         return phase.json(
-            case: name, ops: result.distinct, wall: wall,
+            case: "notify-\(transport)-\(interval == 0 ? "burst" : "paced")-\(size)", ops: result.distinct, wall: wall,
             extra: [
-                ("sent", "\(count)"), ("lost", "\(count - result.distinct)"), ("interval_us", "\(interval)"),
-                ("size", "\(size)"), ("dropped", "\(sequence.droppedCount)"),
-            ])
+                ("sent", "\(sent)"), ("lost", "\(sent - result.distinct)"), ("interval_us", "\(interval)"),
+                ("size", "\(size)"),
+            ] + extra,
+            impl: impl)
     }
 
     /// Returns once every value of the run has arrived, or after 2 s without a new one. Wakes

@@ -45,16 +45,8 @@ extension GattBenchmarks {
         _ = try await bus.connection.call(
             destination: BlueZService.busName, path: device, interface: BlueZInterface.device1,
             member: BlueZMethod.disconnect)
-        let result = tally.withLock { $0 }
-        phase.latencies = result.latencies
-        let wall = result.distinct > 0 ? Double(result.last - phase.wallStart) / 1e9 : nil
-        let name = "notify-acquire-\(interval == 0 ? "burst" : "paced")-\(size)"
-        return phase.json(
-            case: name, ops: result.distinct, wall: wall,
-            extra: [
-                ("sent", "\(count)"), ("lost", "\(count - result.distinct)"), ("interval_us", "\(interval)"),
-                ("size", "\(size)"), ("receiver", "\"\(mode.rawValue)\""),
-            ],
-            impl: "swift-runtime")
+        return notificationReport(
+            phase, tally, transport: "acquire", interval: interval, size: size,
+            extra: [("receiver", "\"\(mode.rawValue)\"")], impl: "swift-runtime")
     }
 }
