@@ -142,7 +142,10 @@ final class DatagramReader: Sendable {
             onDatagram: { bytes in
                 // Stopped: the loop may read once more before the removal reaches it.
                 guard !stopped.isSet else { return }
-                received(Data(bytes))
+                // From the address: `Data(bytes)` goes through a generic collection initialiser
+                // that looks up metadata for every datagram.
+                guard let start = bytes.baseAddress, !bytes.isEmpty else { return received(Data()) }
+                received(Data(bytes: start, count: bytes.count))
             },
             onEnd: { _ in
                 guard stopped.set() else { return }

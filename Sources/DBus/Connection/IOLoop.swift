@@ -224,30 +224,41 @@ final class IOLoop {
     ///
     /// The queue's arrays are swapped with spare ones the loop keeps, not copied out: a copy
     /// would leave the queue sharing its buffer, so emptying it would allocate on every round.
+    /// A lone task (a paced notification's consumer, resumed by the read that woke the loop) is
+    /// taken out as it is, which leaves both buffers alone.
     func drainJobs() {
         var jobs = takeSpare(&spareJobs)
         var tasks = takeSpare(&spareTasks)
-        core.queue.withLock { queue in
+        let lone = core.queue.withLock { queue -> QueuedTask? in
+            if queue.jobs.isEmpty && queue.tasks.count == 1 { return queue.tasks.removeLast() }
             swap(&queue.jobs, &jobs)
             swap(&queue.tasks, &tasks)
+            return nil
         }
-        for job in jobs { job.perform(on: self) }
-        if !tasks.isEmpty {
-            let executor = executor
+        if let lone {
             acceptsDirectJobs = true
-            let serial = executor.asUnownedSerialExecutor()
-            let taskExecutor = executor.asUnownedTaskExecutor()
-            for task in tasks {
-                if task.isolated {
-                    task.job.runSynchronously(isolatedTo: serial, taskExecutor: taskExecutor)
-                } else {
-                    task.job.runSynchronously(on: taskExecutor)
-                }
-            }
+            run(lone)
             acceptsDirectJobs = false
+        } else {
+            for job in jobs { job.perform(on: self) }
+            if !tasks.isEmpty {
+                acceptsDirectJobs = true
+                for task in tasks { run(task) }
+                acceptsDirectJobs = false
+            }
         }
         returnSpare(&jobs, to: &spareJobs)
         returnSpare(&tasks, to: &spareTasks)
+    }
+
+    /// Runs a task's job in the role it was enqueued for.
+    private func run(_ task: QueuedTask) {
+        if task.isolated {
+            task.job.runSynchronously(
+                isolatedTo: executor.asUnownedSerialExecutor(), taskExecutor: executor.asUnownedTaskExecutor())
+        } else {
+            task.job.runSynchronously(on: executor.asUnownedTaskExecutor())
+        }
     }
 
     /// Runs queued I/O jobs (not tasks) now; used to keep signals ahead of a reply.
