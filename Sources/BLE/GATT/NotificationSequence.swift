@@ -100,9 +100,12 @@ public struct NotificationSequence: AsyncSequence, Sendable {
         // caller switches back after the call, two runtime switches per value that, in a task
         // preferring an executor, each look the preference up under the task's lock (callgrind:
         // about 700 instructions per AcquireNotify value). `nonsending`, it runs where the caller
-        // runs, on an actor as on a task's executor, with neither.
+        // runs, on an actor as on a task's executor, with neither. Not `mutating` (the protocol
+        // allows either): a borrowed iterator lends its buffer to the wait, where an `inout`
+        // one had it retained and released around every value. (`next()` stays `mutating`,
+        // so that the usual `var iterator` calling it draws no warning.)
         /// The next value, on the caller's executor.
-        public nonisolated(nonsending) mutating func next(isolation actor: (any Actor)?) async -> Data? {
+        public nonisolated(nonsending) func next(isolation actor: (any Actor)?) async -> Data? {
             await consumer.buffer.next()
         }
     }

@@ -51,10 +51,10 @@ public struct ScanSequence: AsyncSequence, Sendable {
             return try result.get()
         }
 
-        // `nonsending` rather than `isolated` to the parameter: no executor switch in or out
-        // (see NotificationSequence.AsyncIterator).
+        // `nonsending` rather than `isolated` to the parameter: no executor switch in or out;
+        // not `mutating`: no retain per value (see NotificationSequence.AsyncIterator).
         /// The next discovery, on the caller's executor.
-        public nonisolated(nonsending) mutating func next(
+        public nonisolated(nonsending) func next(
             isolation actor: (any Actor)?
         ) async throws(BLEError) -> Discovery? {
             guard let result = await handle.consumer.buffer.next() else { return nil }

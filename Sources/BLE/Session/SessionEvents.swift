@@ -23,8 +23,9 @@ struct SessionEvents: AsyncSequence, Sendable {
 
         mutating func next() async -> SessionEvent? { await own.buffer.next() }
 
-        // No executor switch in or out (see NotificationSequence.AsyncIterator).
-        nonisolated(nonsending) mutating func next(isolation actor: (any Actor)?) async -> SessionEvent? {
+        // No executor switch in or out, no retain per event (see
+        // NotificationSequence.AsyncIterator).
+        nonisolated(nonsending) func next(isolation actor: (any Actor)?) async -> SessionEvent? {
             await own.buffer.next()
         }
     }
