@@ -225,27 +225,33 @@ final class IOLoop {
     /// The queue's arrays are swapped with spare ones the loop keeps, not copied out: a copy
     /// would leave the queue sharing its buffer, so emptying it would allocate on every round.
     /// A lone task (a paced notification's consumer, resumed by the read that woke the loop) is
-    /// taken out as it is, which leaves both buffers alone.
+    /// taken out as it is, and an empty queue left as it is: neither touches the buffers.
     func drainJobs() {
-        var jobs = takeSpare(&spareJobs)
-        var tasks = takeSpare(&spareTasks)
+        var swapped = false
         let lone = core.queue.withLock { queue -> QueuedTask? in
-            if queue.jobs.isEmpty && queue.tasks.count == 1 { return queue.tasks.removeLast() }
-            swap(&queue.jobs, &jobs)
-            swap(&queue.tasks, &tasks)
+            if queue.jobs.isEmpty {
+                if queue.tasks.count == 1 { return queue.tasks.removeLast() }
+                if queue.tasks.isEmpty { return nil }
+            }
+            swap(&queue.jobs, &spareJobs)
+            swap(&queue.tasks, &spareTasks)
+            swapped = true
             return nil
         }
         if let lone {
             acceptsDirectJobs = true
             run(lone)
             acceptsDirectJobs = false
-        } else {
-            for job in jobs { job.perform(on: self) }
-            if !tasks.isEmpty {
-                acceptsDirectJobs = true
-                for task in tasks { run(task) }
-                acceptsDirectJobs = false
-            }
+        }
+        guard swapped else { return }
+        // Moved out of the spares: a job that drains again meanwhile cannot share them.
+        var jobs = takeSpare(&spareJobs)
+        var tasks = takeSpare(&spareTasks)
+        for job in jobs { job.perform(on: self) }
+        if !tasks.isEmpty {
+            acceptsDirectJobs = true
+            for task in tasks { run(task) }
+            acceptsDirectJobs = false
         }
         returnSpare(&jobs, to: &spareJobs)
         returnSpare(&tasks, to: &spareTasks)
