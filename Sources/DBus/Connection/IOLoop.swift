@@ -239,22 +239,24 @@ final class IOLoop {
             return nil
         }
         if let lone {
-            acceptsDirectJobs = true
-            run(lone)
-            acceptsDirectJobs = false
+            runningTasks { run(lone) }
+            return
         }
         guard swapped else { return }
         // Moved out of the spares: a job that drains again meanwhile cannot share them.
         var jobs = takeSpare(&spareJobs)
         var tasks = takeSpare(&spareTasks)
         for job in jobs { job.perform(on: self) }
-        if !tasks.isEmpty {
-            acceptsDirectJobs = true
-            for task in tasks { run(task) }
-            acceptsDirectJobs = false
-        }
+        if !tasks.isEmpty { runningTasks { for task in tasks { run(task) } } }
         returnSpare(&jobs, to: &spareJobs)
         returnSpare(&tasks, to: &spareTasks)
+    }
+
+    /// Runs `body`, which runs tasks, with direct work accepted (see ``acceptsDirectJobs``).
+    private func runningTasks(_ body: () -> Void) {
+        acceptsDirectJobs = true
+        body()
+        acceptsDirectJobs = false
     }
 
     /// Runs a task's job in the role it was enqueued for.
